@@ -1,0 +1,13 @@
+"""pop-harness: solve the board game Pop, certify the result, and check it with Lean.
+
+The package is laid out by stage of the data flow (see ``ARCHITECTURE.md``)::
+
+    rules/     ruleset ids, edge geometry, symmetries, the reference engine, notation
+    solver/    numpy batch engine, retrograde solver, proof search
+    cert/      certificate format, builder, independent checker
+    lean/      rendering Lean modules, running lake per shard, parsing its output
+    manifest/  signed manifests, sealed archives, audits
+    site/      the static web site
+"""
+
+__version__ = "0.1.0"
