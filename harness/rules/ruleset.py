@@ -74,7 +74,10 @@ class Ruleset:
 
     @classmethod
     def from_id(cls, text: str) -> Ruleset:
-        """Parse an identifier such as ``pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump``."""
+        """Parse an identifier, e.g. ``pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump``.
+
+        The error names the field, the value and what is allowed.
+        """
         if not isinstance(text, str):
             raise RulesetError(f"ruleset id must be text, not {type(text).__name__}")
         parts = text.strip().split("-")

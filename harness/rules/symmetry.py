@@ -9,7 +9,8 @@ ruleset's own. On a Klein bottle that keeps the identity, both mirrors and the h
 >>> from harness.rules.ruleset import Ruleset
 >>> len(symmetries(Ruleset.from_id("pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump")))
 8
->>> [s.name for s in symmetries(Ruleset.from_id("pop1-4x4-c8-klein-continue-binempty-king-nozero-nojump"))]
+>>> klein = Ruleset.from_id("pop1-4x4-c8-klein-continue-binempty-king-nozero-nojump")
+>>> [s.name for s in symmetries(klein)]
 ['identity', 'half_turn', 'mirror_lr', 'mirror_tb']
 """
 
