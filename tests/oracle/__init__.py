@@ -1,0 +1,5 @@
+"""An independent oracle of RULES.md, written without reading ``harness.rules``.
+
+It exists so that differential tests compare the reference engine against a second, plainly
+written reading of the rule text: two implementations sharing no code rarely share a bug.
+"""
