@@ -274,8 +274,9 @@ def play_unchecked(
     # 5.3 Repetition, on the position as handed over.
     if handed in history:
         branches.add("repetition_draw")
+        # Game over: written with the opponent to move, like every game-ending action.
         return Outcome(
-            handed, "draw", frozenset(branches), tuple(pops), passed=passed, reason="repetition"
+            ended, "draw", frozenset(branches), tuple(pops), passed=passed, reason="repetition"
         )
     return Outcome(handed, None, frozenset(branches), tuple(pops), passed=passed)
 
