@@ -1,0 +1,713 @@
+"""The numpy batch engine: one turn for a whole batch of positions at once.
+
+Positions are arrays: ``x`` and ``o`` bitboards (``uint64``, bit ``row * cols + col``), the
+bins ``xb`` and ``ob`` and the player to move ``turn`` (0 for x, 1 for o). The engine
+implements RULES.md exactly like :mod:`harness.rules.engine` (the reference; see its docstring
+for the decisions on the rule text's gaps) but without a Python loop per position: loops run
+over squares (at most 64) and over the eight pop rays of a landing square, each step a numpy
+operation on every position that plays there.
+
+How a batch is expanded (see :meth:`BatchEngine.expand`): positions are grouped by *landing
+square* L (the placement square or the move's destination). Within one group L is a
+constant, so the pop is a fixed set of rays (neighbour N, target T): whether N is occupied,
+T free and T shared are bit tests at constant squares, and the pushes are constant shifts.
+Lines are found on whole boards with precomputed "pull-back" maps per line direction (the
+squares whose step lies in the board), so a board has a line iff
+``b & pull1(b) & pull2(b) & domain`` is not zero.
+
+Canonical keys: every symmetry of the ruleset (:func:`harness.rules.symmetry.symmetries`) is
+applied to both bitboards through lookup tables over chunks of at most 13 squares, and the
+least packed key wins. :meth:`BatchEngine.keys` packs (x, o, bins, turn) as a position;
+:meth:`BatchEngine.class_keys` packs a position *from the mover's side* (mover's board,
+opponent's board, mover's bin, opponent's bin, no turn), which also identifies a position
+with its colour swap: swapping x and o and the player to move gives the same game with the
+players' names exchanged, so both have the same value with the winner renamed. A key is one
+``uint64`` when it fits (``2 * squares + 2 * bin bits <= 64``, e.g. up to 5x5 with c4) and a
+structured ``(hi, lo)`` pair of ``uint64`` otherwise (``(hi, mid, lo)`` on 8x8 boards with
+more than 7 checkers), compared word by word.
+
+>>> from harness.rules import Ruleset, Position
+>>> rs = Ruleset.from_id("pop1-4x4-c3-torus-continue-binempty-king-nozero-nojump")
+>>> eng = BatchEngine(rs)
+>>> succ = eng.successors(States.from_positions([Position.initial(rs)]))
+>>> len(succ), succ.action_texts(rs)[:3]
+(16, ['a1', 'b1', 'c1'])
+>>> succ.next_positions()[0].text(rs)
+'x.../..../..../.... 2 3 o'
+>>> len(set(eng.keys(succ.next).tolist()))  # 16 placements, 3 up to symmetry
+3
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from harness.rules.geometry import DIRECTIONS, LINE_DIRECTIONS, geometry, surface_step
+from harness.rules.position import Action, Position
+from harness.rules.ruleset import Ruleset
+from harness.rules.symmetry import symmetries
+
+U64 = np.uint64
+ONE = np.uint64(1)
+ZERO = np.uint64(0)
+
+# Result codes, absolute (in States / Successors): no result, x wins, o wins, draw.
+NONE, X_WINS, O_WINS, DRAW = 0, 1, 2, 3
+RESULT_TEXT = {NONE: None, X_WINS: "x", O_WINS: "o", DRAW: "draw"}
+# Result codes relative to the player who acted (in Expansion).
+MOVER_WINS, MOVER_LOSES = 1, 2
+
+KEY2 = np.dtype([("hi", "<u8"), ("lo", "<u8")])  # a two-word key, ordered hi then lo
+KEY3 = np.dtype([("hi", "<u8"), ("mid", "<u8"), ("lo", "<u8")])  # 8x8 boards with many checkers
+
+
+def _bit(sq: int) -> np.uint64:
+    return np.uint64(1 << sq)
+
+
+def _shift(b: np.ndarray, d: int) -> np.ndarray:
+    """``b`` shifted so that bit s lands on bit s + d (d may be negative)."""
+    if d > 0:
+        return b << np.uint64(d)
+    if d < 0:
+        return b >> np.uint64(-d)
+    return b
+
+
+class SquareMap:
+    """A map of squares applied to whole bitboards, grouped by how far the bits move.
+
+    ``pull(b)`` is the set of squares s (with ``f(s)`` defined) such that ``f(s)`` is in b;
+    ``push(b)`` is the image ``{f(s) : s in b}`` (for an injective f). Squares that move by
+    the same offset move together, so the cost is one shift and one mask per distinct offset.
+
+    >>> m = SquareMap({0: 1, 1: 2, 2: 0})   # a 3-cycle
+    >>> b = np.array([0b001], dtype=np.uint64)
+    >>> int(m.pull(b)[0]), int(m.push(b)[0])
+    (4, 2)
+    """
+
+    def __init__(self, mapping: dict[int, int]):
+        groups: dict[int, int] = defaultdict(int)
+        for s, t in mapping.items():
+            groups[t - s] |= 1 << s
+        # (offset, mask of sources) pairs, with the pulled masks precomputed.
+        self.push_groups = [(d, np.uint64(m)) for d, m in sorted(groups.items())]
+        self.pull_groups = [(-d, np.uint64(m)) for d, m in sorted(groups.items())]
+
+    def pull(self, b: np.ndarray) -> np.ndarray:
+        out = None
+        for d, mask in self.pull_groups:
+            part = _shift(b, d) & mask
+            out = part if out is None else out | part
+        return np.zeros_like(b) if out is None else out
+
+    def push(self, b: np.ndarray) -> np.ndarray:
+        out = None
+        for d, mask in self.push_groups:
+            part = _shift(b & mask, d)
+            out = part if out is None else out | part
+        return np.zeros_like(b) if out is None else out
+
+
+class Permuter:
+    """A permutation of squares applied to bitboards by table look-ups over chunks of bits."""
+
+    def __init__(self, perm: tuple[int, ...], width: int):
+        n = len(perm)
+        self.width = width
+        self.chunks = []
+        for start in range(0, n, width):
+            size = min(width, n - start)
+            values = np.arange(1 << size, dtype=np.uint64)
+            table = np.zeros(1 << size, dtype=np.uint64)
+            for i in range(size):
+                has = (values >> np.uint64(i)) & ONE
+                table |= has << np.uint64(perm[start + i])
+            self.chunks.append((np.uint64(start), np.uint64((1 << size) - 1), table))
+
+    def __call__(self, b: np.ndarray) -> np.ndarray:
+        out = None
+        for start, mask, table in self.chunks:
+            idx = ((b >> start) & mask).astype(np.intp)
+            part = table.take(idx)
+            out = part if out is None else out | part
+        assert out is not None
+        return out
+
+
+def popcount(b: np.ndarray) -> np.ndarray:
+    return np.bitwise_count(b).astype(np.int8)
+
+
+@dataclass
+class States:
+    """A batch of positions: ``x``, ``o`` (uint64 bitboards), ``xb``, ``ob``, ``turn`` (int8)."""
+
+    x: np.ndarray
+    o: np.ndarray
+    xb: np.ndarray
+    ob: np.ndarray
+    turn: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.x)
+
+    @classmethod
+    def from_positions(cls, positions) -> States:
+        positions = list(positions)
+        return cls(
+            np.array([p.board[0] for p in positions], dtype=np.uint64),
+            np.array([p.board[1] for p in positions], dtype=np.uint64),
+            np.array([p.bins[0] for p in positions], dtype=np.int8),
+            np.array([p.bins[1] for p in positions], dtype=np.int8),
+            np.array([p.turn for p in positions], dtype=np.int8),
+        )
+
+    def positions(self) -> list[Position]:
+        return [
+            Position((int(a), int(b)), (int(c), int(d)), int(t))
+            for a, b, c, d, t in zip(
+                self.x.tolist(),
+                self.o.tolist(),
+                self.xb.tolist(),
+                self.ob.tolist(),
+                self.turn.tolist(),
+                strict=True,
+            )
+        ]
+
+    def take(self, idx: np.ndarray) -> States:
+        return States(self.x[idx], self.o[idx], self.xb[idx], self.ob[idx], self.turn[idx])
+
+    @classmethod
+    def from_mover(cls, me, them, mb, tb, turn) -> States:
+        """Positions given from the mover's side; ``turn`` is who ``me`` is (0 x, 1 o)."""
+        turn = np.asarray(turn, dtype=np.int8)
+        is_o = turn == 1
+        return cls(
+            np.where(is_o, them, me).astype(np.uint64),
+            np.where(is_o, me, them).astype(np.uint64),
+            np.where(is_o, tb, mb).astype(np.int8),
+            np.where(is_o, mb, tb).astype(np.int8),
+            turn,
+        )
+
+    def mover_view(self):
+        """(me, them, my bin, their bin): the batch from the side of the player to move."""
+        is_o = self.turn == 1
+        return (
+            np.where(is_o, self.o, self.x),
+            np.where(is_o, self.x, self.o),
+            np.where(is_o, self.ob, self.xb),
+            np.where(is_o, self.xb, self.ob),
+        )
+
+
+@dataclass
+class Expansion:
+    """Every legal action of a batch, from the side of the player who acts.
+
+    Row i is action (``src[i]`` or -1 for a placement, ``dst[i]``) in position
+    ``parent[i]``; ``me``/``them``/``mb``/``tb`` are the board and bins afterwards with
+    "me" still the player who acted; ``result`` is 0 (none), :data:`MOVER_WINS`,
+    :data:`MOVER_LOSES` or :data:`DRAW`; ``passed`` says the opponent was stuck under
+    ``continue`` and the actor moves again.
+    """
+
+    parent: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+    me: np.ndarray
+    them: np.ndarray
+    mb: np.ndarray
+    tb: np.ndarray
+    result: np.ndarray
+    passed: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.parent)
+
+    def child_view(self):
+        """(me, them, mb, tb) of each non-terminal child from the side of its player to move."""
+        keep_side = self.passed
+        return (
+            np.where(keep_side, self.me, self.them),
+            np.where(keep_side, self.them, self.me),
+            np.where(keep_side, self.mb, self.tb),
+            np.where(keep_side, self.tb, self.mb),
+        )
+
+
+@dataclass
+class Successors:
+    """Every legal action of a batch of positions and what it leads to (absolute terms).
+
+    ``parent[i]`` indexes the input batch; ``src[i]`` is -1 for a placement; ``next`` is the
+    position as handed over (the mover again after a pass, the mover's opponent after a
+    game-ending action); ``result`` is :data:`NONE`, :data:`X_WINS`, :data:`O_WINS` or
+    :data:`DRAW`. Rows are ordered by parent and then as
+    :func:`harness.rules.legal_actions` lists them (placements by square, then moves by
+    source and destination).
+    """
+
+    parent: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+    next: States
+    result: np.ndarray
+    passed: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.parent)
+
+    def actions(self) -> list[Action]:
+        return [
+            Action(None if s < 0 else s, d)
+            for s, d in zip(self.src.tolist(), self.dst.tolist(), strict=True)
+        ]
+
+    def action_texts(self, rs: Ruleset) -> list[str]:
+        return [a.text(rs) for a in self.actions()]
+
+    def next_positions(self) -> list[Position]:
+        return self.next.positions()
+
+    def results(self) -> list[str | None]:
+        return [RESULT_TEXT[r] for r in self.result.tolist()]
+
+
+@cache
+def _engine(rs: Ruleset) -> BatchEngine:
+    return BatchEngine(rs)
+
+
+def engine(rs: Ruleset) -> BatchEngine:
+    """The cached :class:`BatchEngine` of a ruleset."""
+    return _engine(rs)
+
+
+class BatchEngine:
+    """Tables and batch operations for one ruleset (build once, via :func:`engine`)."""
+
+    def __init__(self, rs: Ruleset):
+        self.rs = rs
+        geo = geometry(rs)
+        self.geo = geo
+        n = self.n = geo.squares
+        self.full = np.uint64((1 << n) - 1)
+        self.bin_bits = max(1, rs.checkers.bit_length())
+        # Bins and the turn bit above the boards; two or three words when one does not do.
+        high_bits = 2 * self.bin_bits + 1
+        if 2 * n + high_bits <= 64:
+            self.key_words = 1
+        elif n + high_bits <= 64:
+            self.key_words = 2
+        else:
+            self.key_words = 3
+        self._build_moves()
+        self._build_pops()
+        self._build_lines()
+        self._build_reach()
+        width = min(13, n) if n > 16 else 8
+        syms = symmetries(rs)
+        self.symmetries = syms
+        self.permuters = [Permuter(s.perm, width) for s in syms[1:]]  # identity first, skipped
+
+    # --- tables ---------------------------------------------------------------------------
+
+    def _build_moves(self) -> None:
+        """Per source square: (destination, squares that must be empty in between)."""
+        rs, geo, n = self.rs, self.geo, self.n
+        pairs: list[list[tuple[int, np.uint64]]] = [[] for _ in range(n)]
+        if rs.movement != "nomove":
+            for src in range(n):
+                found: dict[int, int] = {}
+                if rs.pattern == "king":
+                    for t in geo.king_targets[src]:
+                        found[t] = 0
+                elif rs.pattern == "anywhere":
+                    for t in range(n):
+                        if t != src:
+                            found[t] = 0
+                else:
+                    dirs = {
+                        "rook": (1, 3, 4, 6),
+                        "bishop": (0, 2, 5, 7),
+                        "queen": (0, 1, 2, 3, 4, 5, 6, 7),
+                    }[rs.pattern]
+                    for d in dirs:
+                        between = 0
+                        for t in geo.slide_rays[src][d]:
+                            found[t] = 0 if rs.jump else between
+                            between |= 1 << t
+                if rs.zero:
+                    found[src] = 0
+                pairs[src] = [(t, np.uint64(m)) for t, m in sorted(found.items())]
+        self.move_pairs = pairs
+
+    def _build_pops(self) -> None:
+        """Per landing square: falls, pushes (N, T) and groups of rays sharing a target."""
+        geo, n = self.geo, self.n
+        self.pop_tables = []
+        for L in range(n):
+            fall_mask = 0
+            pushes = []
+            by_target: dict[int, int] = defaultdict(int)
+            for ray in geo.pop_rays[L]:
+                if ray.target is None:
+                    fall_mask |= 1 << ray.neighbour
+                else:
+                    pushes.append((ray.neighbour, ray.target))
+                    by_target[ray.target] |= 1 << ray.neighbour
+            shared = [np.uint64(m) for m in by_target.values() if m.bit_count() > 1]
+            push_mask = sum(1 << nb for nb, _ in pushes)
+            # "target free" pulls T's emptiness back to N; the image moves N's checker to T.
+            free_map = SquareMap({nb: t for nb, t in pushes})
+            self.pop_tables.append((np.uint64(fall_mask), np.uint64(push_mask), shared, free_map))
+
+    def _build_lines(self) -> None:
+        """Per line direction: pull-backs by one and two steps and the domain of starts."""
+        rs = self.rs
+        R, C = rs.rows, rs.cols
+        self.line_maps = []
+        for _name, direction in LINE_DIRECTIONS:
+            first: dict[int, int] = {}
+            second: dict[int, int] = {}
+            domain = 0
+            for r in range(R):
+                for c in range(C):
+                    s1 = surface_step(R, C, rs.edge, r, c, direction)
+                    if s1 is None:
+                        continue
+                    s2 = surface_step(R, C, rs.edge, s1.row, s1.col, (s1.dr, s1.dc))
+                    if s2 is None:
+                        continue
+                    sq, a, b = r * C + c, s1.row * C + s1.col, s2.row * C + s2.col
+                    if len({sq, a, b}) < 3:
+                        continue
+                    first[sq], second[sq] = a, b
+                    domain |= 1 << sq
+            if domain:
+                self.line_maps.append((SquareMap(first), SquareMap(second), np.uint64(domain)))
+
+    def _build_reach(self) -> None:
+        """For "has a move": per direction a planar shift, or per square a reach mask."""
+        rs = self.rs
+        R, C = rs.rows, rs.cols
+        self.reach_shifts = None
+        self.reach_masks = None
+        if rs.movement == "nomove":
+            return
+        if rs.pattern == "anywhere" or rs.jump:
+            masks = []
+            for src in range(self.n):
+                m = 0
+                for t, _ in self.move_pairs[src]:
+                    if t != src:
+                        m |= 1 << t
+                masks.append(np.uint64(m))
+            self.reach_masks = masks
+            return
+        dirs = {
+            "king": range(8),
+            "rook": (1, 3, 4, 6),
+            "bishop": (0, 2, 5, 7),
+            "queen": range(8),
+        }[rs.pattern]
+        maps = []
+        for d in dirs:
+            dr, dc = DIRECTIONS[d]
+            mapping = {}
+            for r in range(R):
+                for c in range(C):
+                    if 0 <= r + dr < R and 0 <= c + dc < C:
+                        mapping[r * C + c] = (r + dr) * C + c + dc
+            maps.append(SquareMap(mapping))
+        self.reach_shifts = maps
+
+    # --- predicates -----------------------------------------------------------------------
+
+    def has_line(self, b: np.ndarray) -> np.ndarray:
+        """Whether each bitboard holds three in a row on the edge surface."""
+        found = np.zeros(len(b), dtype=bool)
+        for first, second, domain in self.line_maps:
+            found |= (b & first.pull(b) & second.pull(b) & domain) != 0
+        return found
+
+    def movement_allowed(self, mb: np.ndarray) -> np.ndarray:
+        if self.rs.movement == "always":
+            return np.ones(len(mb), dtype=bool)
+        if self.rs.movement == "binempty":
+            return mb == 0
+        return np.zeros(len(mb), dtype=bool)
+
+    def has_action(self, me: np.ndarray, them: np.ndarray, mb: np.ndarray) -> np.ndarray:
+        """Whether the player whose board is ``me`` and bin ``mb`` has a legal action."""
+        occ = me | them
+        not_full = occ != self.full
+        out = (mb > 0) & not_full
+        need = ~out & self.movement_allowed(mb) & (me != 0)
+        if not need.any():
+            return out
+        idx = np.flatnonzero(need)
+        m, o = me[idx], occ[idx]
+        if self.rs.zero:
+            can = np.ones(len(idx), dtype=bool)
+        elif self.reach_shifts is not None:
+            empty = ~o & self.full
+            near = np.zeros_like(m)
+            for shift in self.reach_shifts:
+                near |= shift.pull(empty)  # squares with an empty square in that direction
+            can = (near & m) != 0
+        else:
+            empty = ~o & self.full
+            can = np.zeros(len(idx), dtype=bool)
+            for src in range(self.n):
+                can |= (((m >> np.uint64(src)) & ONE) != 0) & ((self.reach_masks[src] & empty) != 0)
+        out[idx] = can
+        return out
+
+    # --- expansion ------------------------------------------------------------------------
+
+    def expand(self, me, them, mb, tb) -> Expansion:
+        """Every legal action of every position, given from the mover's side.
+
+        ``me``/``them`` are uint64 bitboards, ``mb``/``tb`` int8 bins. Rows come grouped by
+        landing square, not by parent (see :meth:`successors` for the reference order).
+        """
+        n = self.n
+        me = np.asarray(me, dtype=np.uint64)
+        them = np.asarray(them, dtype=np.uint64)
+        mb = np.asarray(mb, dtype=np.int8)
+        tb = np.asarray(tb, dtype=np.int8)
+        occ = me | them
+        parts: list[list[tuple[np.ndarray, int]]] = [[] for _ in range(n)]
+        placers = np.flatnonzero(mb > 0)
+        if len(placers):
+            occ_p = occ[placers]
+            for L in range(n):
+                free = ((occ_p >> np.uint64(L)) & ONE) == 0
+                parts[L].append((placers[free], -1))
+        movers = np.flatnonzero(self.movement_allowed(mb) & (me != 0))
+        if len(movers):
+            me_m = me[movers]
+            for src in range(n):
+                pairs = self.move_pairs[src]
+                if not pairs:
+                    continue
+                has = ((me_m >> np.uint64(src)) & ONE) != 0
+                sel = movers[has]
+                if not len(sel):
+                    continue
+                occ_s = occ[sel]
+                for dst, between in pairs:
+                    if dst == src:
+                        ok = slice(None)
+                    else:
+                        ok = ((occ_s >> np.uint64(dst)) & ONE) == 0
+                        if between:
+                            ok &= (occ_s & between) == 0
+                    parts[dst].append((sel[ok], src))
+        out = [self._land(L, me, them, mb, tb, parts[L]) for L in range(n) if parts[L]]
+        out = [o for o in out if o is not None]
+        if not out:
+            e = np.zeros(0, dtype=np.int64)
+            u = np.zeros(0, dtype=np.uint64)
+            b = np.zeros(0, dtype=np.int8)
+            return Expansion(e, b, b, u, u, b, b, b, np.zeros(0, dtype=bool))
+        return Expansion(*(np.concatenate(cols) for cols in zip(*out, strict=True)))
+
+    def _land(self, L, me, them, mb, tb, parts):
+        """Land on square L for every (positions, source) part, pop, and judge the result."""
+        rs = self.rs
+        sizes = [len(idx) for idx, _ in parts]
+        total = sum(sizes)
+        if total == 0:
+            return None
+        parent = np.concatenate([idx for idx, _ in parts]).astype(np.int64)
+        src = np.repeat(np.array([s for _, s in parts], dtype=np.int8), sizes)
+        lbit = _bit(L)
+        # Lift the moved checker (a mask per part), put it on L.
+        lift = np.repeat(
+            np.array([0 if s < 0 else (1 << s) for _, s in parts], dtype=np.uint64), sizes
+        )
+        m = me[parent] & ~lift | lbit
+        t = them[parent]
+        my_bin = mb[parent] - (src < 0).astype(np.int8)
+        their_bin = tb[parent].copy()
+
+        # Pop: decided on the snapshot, applied together.
+        fall_mask, push_mask, shared, free_map = self.pop_tables[L]
+        snap = m | t
+        if fall_mask and rs.edge != "blocked":
+            my_fall, their_fall = m & fall_mask, t & fall_mask
+        else:
+            my_fall = their_fall = None
+        if push_mask:
+            pushers = snap & free_map.pull(~snap)  # occupied N whose target T is empty
+            for group in shared:
+                clash = np.bitwise_count(snap & group) > 1
+                pushers &= np.where(clash, ~group, ~ZERO)
+            mine = m & pushers
+            theirs = t & pushers
+            m = (m & ~pushers) | free_map.push(mine)
+            t = (t & ~pushers) | free_map.push(theirs)
+        if my_fall is not None:
+            if rs.edge == "reincarnation":
+                my_bin = my_bin + popcount(my_fall)
+                their_bin = their_bin + popcount(their_fall)
+            m = m & ~my_fall
+            t = t & ~their_fall
+
+        # Result: lines, then ringout, then stuck.
+        mine_line = self.has_line(m)
+        their_line = self.has_line(t)
+        result = np.where(
+            mine_line,
+            np.where(their_line, DRAW, MOVER_WINS),
+            np.where(their_line, MOVER_LOSES, NONE),
+        ).astype(np.int8)
+        if rs.edge == "ringout":
+            open_ = result == NONE
+            me_short = (popcount(m) + my_bin) < 3
+            them_short = (popcount(t) + their_bin) < 3
+            ring = np.where(
+                me_short,
+                np.where(them_short, DRAW, MOVER_LOSES),
+                np.where(them_short, MOVER_WINS, NONE),
+            ).astype(np.int8)
+            result = np.where(open_, ring, result)
+        passed = np.zeros(total, dtype=bool)
+        open_ = np.flatnonzero(result == NONE)
+        if len(open_):
+            stuck = ~self.has_action(t[open_], m[open_], their_bin[open_])
+            if stuck.any():
+                s_idx = open_[stuck]
+                if rs.stuck == "draw":
+                    result[s_idx] = DRAW
+                else:
+                    again = self.has_action(m[s_idx], t[s_idx], my_bin[s_idx])
+                    result[s_idx[~again]] = DRAW
+                    passed[s_idx[again]] = True
+        dst = np.full(total, L, dtype=np.int8)
+        return (parent, src, dst, m, t, my_bin, their_bin, result, passed)
+
+    def successors(self, states: States) -> Successors:
+        """Every legal action of every position and its outcome, in the reference order."""
+        me, them, mb, tb = states.mover_view()
+        ex = self.expand(me, them, mb, tb)
+        order = np.lexsort((ex.dst, ex.src, ex.parent))
+        ex = Expansion(*(getattr(ex, f)[order] for f in Expansion.__dataclass_fields__))
+        turn = states.turn[ex.parent]
+        # As handed over: the opponent, unless the opponent passed (then the mover again).
+        # A game-ending action hands over to the opponent too.
+        nxt_turn = np.where(ex.passed, turn, 1 - turn).astype(np.int8)
+        is_o = turn == 1
+        x = np.where(is_o, ex.them, ex.me)
+        o = np.where(is_o, ex.me, ex.them)
+        xb = np.where(is_o, ex.tb, ex.mb).astype(np.int8)
+        ob = np.where(is_o, ex.mb, ex.tb).astype(np.int8)
+        result = ex.result.copy()
+        wins = ex.result == MOVER_WINS
+        loses = ex.result == MOVER_LOSES
+        result[wins] = np.where(is_o[wins], O_WINS, X_WINS)
+        result[loses] = np.where(is_o[loses], X_WINS, O_WINS)
+        return Successors(
+            ex.parent, ex.src, ex.dst, States(x, o, xb, ob, nxt_turn), result, ex.passed
+        )
+
+    # --- keys -----------------------------------------------------------------------------
+
+    def images(self, b: np.ndarray) -> list[np.ndarray]:
+        """``b`` under every symmetry, identity first."""
+        return [b] + [p(b) for p in self.permuters]
+
+    def _pack(self, a, b, abin, bbin, extra=None):
+        """Pack two boards and two bins (and an optional bit) into a key."""
+        n, bb = self.n, self.bin_bits
+        high = (abin.astype(np.uint64) << np.uint64(bb)) | bbin.astype(np.uint64)
+        if extra is not None:
+            high = (high << ONE) | extra.astype(np.uint64)
+        if self.key_words == 1:
+            return (high << np.uint64(2 * n)) | (a << np.uint64(n)) | b
+        if self.key_words == 2:
+            out = np.empty(len(a), dtype=KEY2)
+            out["hi"] = (high << np.uint64(n)) | a
+        else:
+            out = np.empty(len(a), dtype=KEY3)
+            out["hi"] = high
+            out["mid"] = a
+        out["lo"] = b
+        return out
+
+    def _least(self, candidates):
+        best = candidates[0]
+        if self.key_words == 1:
+            for c in candidates[1:]:
+                np.minimum(best, c, out=best)
+            return best
+        best = best.copy()
+        names = best.dtype.names
+        for c in candidates[1:]:
+            # lexicographic "c < best", from the last word up
+            better = c[names[-1]] < best[names[-1]]
+            for name in reversed(names[:-1]):
+                better = (c[name] < best[name]) | ((c[name] == best[name]) & better)
+            best[better] = c[better]
+        return best
+
+    def keys(self, states: States) -> np.ndarray:
+        """Canonical keys of positions: equal exactly for symmetric images of a position."""
+        xs, os = self.images(states.x), self.images(states.o)
+        cands = [
+            self._pack(a, b, states.xb, states.ob, states.turn) for a, b in zip(xs, os, strict=True)
+        ]
+        return self._least(cands)
+
+    def class_keys(self, me, them, mb, tb, colour: bool = True) -> np.ndarray:
+        """Canonical keys from the mover's side; with ``colour``, a position and its colour
+        swap (the same position from the other player's side) share a key."""
+        ms, ts = self.images(me), self.images(them)
+        cands = [self._pack(a, b, mb, tb) for a, b in zip(ms, ts, strict=True)]
+        if colour:
+            cands += [self._pack(b, a, tb, mb) for a, b in zip(ms, ts, strict=True)]
+        return self._least(cands)
+
+    def unpack_class(self, keys: np.ndarray):
+        """(me, them, mb, tb) of class keys (the canonical representative)."""
+        n, bb = self.n, self.bin_bits
+        nmask = np.uint64((1 << n) - 1)
+        bmask = np.uint64((1 << bb) - 1)
+        if self.key_words == 1:
+            me = (keys >> np.uint64(n)) & nmask
+            them = keys & nmask
+            high = keys >> np.uint64(2 * n)
+        elif self.key_words == 2:
+            me = keys["hi"] & nmask
+            them = keys["lo"]
+            high = keys["hi"] >> np.uint64(n)
+        else:
+            me, them, high = keys["mid"], keys["lo"], keys["hi"]
+        tb = (high & bmask).astype(np.int8)
+        mb = ((high >> np.uint64(bb)) & bmask).astype(np.int8)
+        return me, them, mb, tb
+
+    def orbit_sizes(self, me, them) -> np.ndarray:
+        """How many distinct positions the symmetries make of each (me, them) pair."""
+        ms, ts = self.images(me), self.images(them)
+        if self.key_words == 1 and 2 * self.n <= 64:
+            words = np.stack([(a << np.uint64(self.n)) | b for a, b in zip(ms, ts, strict=True)])
+            words.sort(axis=0)
+            return 1 + (np.diff(words, axis=0) != 0).sum(axis=0)
+        count = np.ones(len(me), dtype=np.int64)
+        for i in range(1, len(ms)):
+            new = np.ones(len(me), dtype=bool)
+            for j in range(i):
+                new &= (ms[i] != ms[j]) | (ts[i] != ts[j])
+            count += new
+        return count
