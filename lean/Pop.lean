@@ -1,0 +1,3 @@
+import Pop.Rules
+import Pop.Check
+import Pop.Sound
