@@ -544,6 +544,9 @@ class ProofSearch:
         try:
             with os.fdopen(fd, "wb") as fh:
                 np.savez_compressed(fh, **arrays)
+            mask = os.umask(0o22)
+            os.umask(mask)
+            os.chmod(tmp, 0o666 & ~mask)  # mkstemp makes it private; the state is not secret
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -1,0 +1,207 @@
+"""``python -m harness certify`` and ``python -m harness check``.
+
+``certify RULESET --out DIR`` proves a forced win with the proof search
+(:mod:`harness.solver.proof`), builds the strategy closure and writes the certificate
+(:mod:`harness.cert.format`). ``check DIR`` re-checks a certificate with the reference
+engine (:mod:`harness.cert.checker`).
+
+Exit codes: 0 success (certificate written / accepted), 1 no win found / certificate
+rejected, 2 unusable input, 3 the search budget ran out (the partial proof state is kept in
+the ``--state`` file and a later run with the same ``--state`` resumes from it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from harness.cert.builder import Strategy
+from harness.cert.checker import check_certificate, terminal_progress
+from harness.cert.format import CertificateError, write_certificate
+from harness.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, HarnessError
+from harness.rules.position import PLAYERS, Position
+from harness.rules.ruleset import Ruleset
+from harness.solver.proof import BudgetExhausted, ProofSearch, ProofStateError, stderr_progress
+
+EXIT_BUDGET = 3
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "certify",
+        help="prove a forced win and write its certificate",
+        description=(
+            "Prove a forced win from the initial position with the proof search and write "
+            "the certificate directory (docs/certificates.md). Exit 0 written, 1 no win "
+            "within --max-plies, 2 bad input, 3 budget spent (state kept in --state)."
+        ),
+    )
+    p.add_argument(
+        "ruleset", help="ruleset id, e.g. pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump"
+    )
+    p.add_argument("--out", required=True, type=Path, help="certificate directory to write")
+    p.add_argument("--force", action="store_true", help="replace a non-empty --out directory")
+    p.add_argument(
+        "--state",
+        type=Path,
+        help="proof state file (npz): loaded if it exists, saved at the end or when the "
+        "budget runs out (default: OUT.proof.npz when a budget is given)",
+    )
+    p.add_argument("--seconds", type=float, help="time budget of the search")
+    p.add_argument("--nodes", type=int, help="node budget of the search")
+    p.add_argument("--max-plies", type=int, default=15, help="deepest win looked for (15)")
+    p.add_argument(
+        "--winner",
+        choices=("auto", "x", "o"),
+        default="auto",
+        help="whose win to prove (auto: both, shallowest first)",
+    )
+    p.add_argument(
+        "--shard-entries", type=int, default=20000, help="most entries per shard (20000)"
+    )
+    p.add_argument(
+        "--no-optimize",
+        action="store_true",
+        help="take the search's actions as they are (faster, larger)",
+    )
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(func=run_certify)
+
+    c = subparsers.add_parser(
+        "check",
+        help="check a certificate with the reference engine",
+        description=(
+            "Re-check every entry of a certificate with the reference engine. Exit 0 only "
+            "for a complete, accepted certificate; 1 rejected (each problem printed with "
+            "its shard, line, entry and reason); 2 no such directory."
+        ),
+    )
+    c.add_argument("directory", type=Path)
+    c.add_argument("--ruleset", help="require the certificate to be for this ruleset")
+    c.add_argument("--max-errors", type=int, default=20, help="stop after this many (20)")
+    c.add_argument("--json", action="store_true", help="print the report as JSON")
+    c.set_defaults(func=run_check)
+
+
+def run_certify(args: argparse.Namespace) -> int:
+    rs = Ruleset.from_id(args.ruleset)
+    out: Path = args.out
+    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not args.force:
+        raise HarnessError(f"--out {out}: exists and is not an empty directory (use --force)")
+    if args.shard_entries < 1:
+        raise HarnessError(f"--shard-entries {args.shard_entries}: must be at least 1")
+    if args.max_plies < 1:
+        raise HarnessError(f"--max-plies {args.max_plies}: must be at least 1")
+    state = args.state
+    if state is None and (args.seconds is not None or args.nodes is not None):
+        state = out.with_name(out.name + ".proof.npz")
+    say = stderr_progress()
+    search = ProofSearch(rs, max_nodes=args.nodes, max_seconds=args.seconds, progress=say)
+    if state is not None and state.exists():
+        try:
+            search.load(state)
+        except ProofStateError as exc:
+            raise HarnessError(str(exc)) from None
+    attackers = {"auto": (0, 1), "x": (0,), "o": (1,)}[args.winner]
+    t0 = time.monotonic()
+    try:
+        result = search.prove(max_plies=args.max_plies, attackers=attackers)
+    except BudgetExhausted as exc:
+        if state is not None:
+            search.save(state)
+        kept = f"; state kept in {state}, run again with --state {state} to resume" if state else ""
+        print(f"error: {rs.id}: {exc} after {search.nodes:,} nodes{kept}", file=sys.stderr)
+        return EXIT_BUDGET
+    searched = time.monotonic() - t0
+    if state is not None:
+        search.save(state)
+    if result.winner is None:
+        print(
+            f"error: {rs.id}: no forced win for {'/'.join(PLAYERS[a] for a in attackers)} "
+            f"within {args.max_plies} plies",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    attacker = PLAYERS.index(result.winner)
+    t1 = time.monotonic()
+    strategy = Strategy.build(search, attacker, optimize=not args.no_optimize)
+    shards = strategy.layout(max_entries=args.shard_entries)
+    built = time.monotonic() - t1
+    try:
+        index = write_certificate(
+            out, rs.id, result.winner, Position.initial(rs).text(rs), shards, force=args.force
+        )
+    except CertificateError as exc:
+        raise HarnessError(str(exc)) from None
+    size = sum((out / s["file"]).stat().st_size for s in index["shards"])
+    summary = {
+        "ruleset": rs.id,
+        "winner": result.winner,
+        "plies": result.plies,
+        "entries": index["entries"],
+        "shards": len(index["shards"]),
+        "bytes": size,
+        "hash": index["hash"],
+        "search_seconds": round(searched, 3),
+        "build_seconds": round(built, 3),
+        "nodes": search.nodes,
+        "out": str(out),
+    }
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(
+            f"{rs.id}: {result.winner} wins within {result.plies} plies; certificate {out}: "
+            f"{index['entries']:,} entries in {len(index['shards'])} shards, {size:,} bytes, "
+            f"hash {index['hash']}; search {searched:.1f} s, build {built:.1f} s"
+        )
+    return EXIT_OK
+
+
+def run_check(args: argparse.Namespace) -> int:
+    directory: Path = args.directory
+    if not directory.is_dir():
+        raise HarnessError(f"{directory}: no such certificate directory")
+    if args.ruleset is not None:
+        Ruleset.from_id(args.ruleset)  # a malformed id is bad input, not a rejection
+    report = check_certificate(
+        directory,
+        ruleset=args.ruleset,
+        max_errors=max(1, args.max_errors),
+        progress=terminal_progress(),
+    )
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "directory": report.directory,
+                    "ok": report.ok,
+                    "ruleset": report.ruleset,
+                    "winner": report.winner,
+                    "entries": report.entries,
+                    "shards": report.shards,
+                    "hash": report.hash,
+                    "turns": report.turns,
+                    "seconds": round(report.seconds, 3),
+                    "errors": report.errors,
+                }
+            )
+        )
+    elif report.ok:
+        print(
+            f"accepted: {report.directory}: {report.winner} wins {report.ruleset}; "
+            f"{report.entries:,} entries in {report.shards} shards, {report.turns:,} turns "
+            f"replayed in {report.seconds:.1f} s; hash {report.hash}"
+        )
+    else:
+        for error in report.errors:
+            print(f"rejected: {error}", file=sys.stderr)
+        if report.truncated:
+            print(f"rejected: (stopped after {len(report.errors)} problems)", file=sys.stderr)
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
+__all__ = ["register", "EXIT_BUDGET", "EXIT_USAGE"]

@@ -1,0 +1,281 @@
+"""Certificate format 1: gzip'd JSON-lines shards and ``index.yaml`` (docs/certificates.md).
+
+A certificate is a directory::
+
+    index.yaml
+    shard-0000-p07.jsonl.gz     {"position": TEXT, "action": TEXT, "rank": N} per line
+    shard-0001-p09.jsonl.gz
+    ...
+
+``index.yaml`` holds ``format: 1``, ``ruleset``, ``winner``, ``root``, ``entries``,
+``shards`` (each ``{file, blake3, entries, placement_rank}``) and ``hash``: the blake3 of the
+shard digests in list order, each followed by a newline.
+
+Writing is deterministic (gzip with mtime 0 and no file name, YAML in a fixed key order) and
+atomic: everything goes to a temporary sibling directory that is renamed into place.
+
+>>> import tempfile, pathlib
+>>> out = pathlib.Path(tempfile.mkdtemp()) / "cert"
+>>> shard = Shard(7, [Entry("..../..../..../.... 8 8 x", "b2", 7)])
+>>> idx = write_certificate(out, "pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump",
+...                         "x", "..../..../..../.... 8 8 x", [shard])
+>>> idx["entries"], idx["shards"][0]["file"]
+(1, 'shard-0000-p07.jsonl.gz')
+>>> [e.action for e in read_shard(out / idx["shards"][0]["file"])]
+['b2']
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import shutil
+import tempfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import blake3
+import yaml
+
+FORMAT = 1
+INDEX = "index.yaml"
+INDEX_FIELDS = ("format", "ruleset", "winner", "root", "entries", "shards", "hash")
+SHARD_FIELDS = ("file", "blake3", "entries", "placement_rank")
+ENTRY_FIELDS = ("position", "action", "rank")
+
+
+class CertificateError(ValueError):
+    """A certificate that cannot be read or is not well-formed; the message is one line."""
+
+
+class Entry(NamedTuple):
+    """One certificate line: the winner to move in ``position`` plays ``action``."""
+
+    position: str
+    action: str
+    rank: int
+
+    def line(self) -> str:
+        return json.dumps({"position": self.position, "action": self.action, "rank": self.rank})
+
+
+@dataclass
+class Shard:
+    placement_rank: int
+    entries: list[Entry]
+
+
+def digest(data: bytes) -> str:
+    """The hex blake3 digest of ``data``."""
+    return blake3.blake3(data).hexdigest()
+
+
+def certificate_hash(shard_digests: list[str]) -> str:
+    """The certificate hash: blake3 of the shard digests in order, each plus a newline."""
+    return digest("".join(d + "\n" for d in shard_digests).encode("ascii"))
+
+
+def shard_bytes(entries: list[Entry]) -> bytes:
+    """The gzip'd JSON lines of a shard, byte-for-byte reproducible (mtime 0, no name)."""
+    raw = "".join(e.line() + "\n" for e in entries).encode("utf-8")
+    buf = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as gz:
+        gz.write(raw)
+    return buf.getvalue()
+
+
+def shard_name(index: int, placement_rank: int) -> str:
+    return f"shard-{index:04d}-p{placement_rank:02d}.jsonl.gz"
+
+
+def write_certificate(
+    out: str | os.PathLike[str],
+    ruleset: str,
+    winner: str,
+    root: str,
+    shards: list[Shard],
+    *,
+    force: bool = False,
+) -> dict[str, Any]:
+    """Write a certificate directory atomically and return its index.
+
+    ``out`` must not exist or be empty, unless ``force``: then a finished certificate
+    replaces it only once it is completely written (the old one is never half-overwritten).
+    """
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise CertificateError(f"{out}: exists and is not a directory")
+    if out.is_dir() and any(out.iterdir()) and not force:
+        raise CertificateError(f"{out}: directory is not empty (use --force to replace it)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private; a certificate is not
+        listed = []
+        for i, shard in enumerate(shards):
+            data = shard_bytes(shard.entries)
+            name = shard_name(i, shard.placement_rank)
+            (tmp / name).write_bytes(data)
+            listed.append(
+                {
+                    "file": name,
+                    "blake3": digest(data),
+                    "entries": len(shard.entries),
+                    "placement_rank": shard.placement_rank,
+                }
+            )
+        index = {
+            "format": FORMAT,
+            "ruleset": ruleset,
+            "winner": winner,
+            "root": root,
+            "entries": sum(len(s.entries) for s in shards),
+            "shards": listed,
+            "hash": certificate_hash([s["blake3"] for s in listed]),
+        }
+        (tmp / INDEX).write_text(dump_index(index), encoding="utf-8")
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
+            old.rmdir()
+            os.replace(out, old)
+            os.replace(tmp, out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return index
+
+
+def _umask() -> int:
+    mask = os.umask(0o22)
+    os.umask(mask)
+    return mask
+
+
+def dump_index(index: dict[str, Any]) -> str:
+    """``index.yaml`` text, keys in the format's order."""
+    return yaml.safe_dump(index, sort_keys=False, default_flow_style=False, width=200)
+
+
+def read_index(directory: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read and validate the structure of ``index.yaml`` (not the hashes: see the checker)."""
+    path = Path(directory) / INDEX
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CertificateError(f"{path}: no index.yaml (not a certificate directory?)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CertificateError(f"{path}: cannot read ({exc})") from exc
+    try:
+        index = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        at = f" at line {where.line + 1}" if where is not None else ""
+        raise CertificateError(f"{path}: not valid YAML{at}") from exc
+    if not isinstance(index, dict):
+        raise CertificateError(f"{path}: expected a mapping of {', '.join(INDEX_FIELDS)}")
+    unknown = [k for k in index if k not in INDEX_FIELDS]
+    if unknown:
+        raise CertificateError(f"{path}: unknown field(s) {', '.join(map(str, unknown))}")
+    missing = [k for k in INDEX_FIELDS if k not in index]
+    if missing:
+        raise CertificateError(f"{path}: missing field(s) {', '.join(missing)}")
+    if index["format"] != FORMAT or isinstance(index["format"], bool):
+        raise CertificateError(f"{path}: format {index['format']!r}, this checker reads {FORMAT}")
+    for key in ("ruleset", "winner", "root", "hash"):
+        if not isinstance(index[key], str):
+            raise CertificateError(f"{path}: field {key!r} must be text")
+    if index["winner"] not in ("x", "o"):
+        raise CertificateError(f"{path}: winner {index['winner']!r} is not 'x' or 'o'")
+    if not _is_count(index["entries"]):
+        raise CertificateError(f"{path}: entries {index['entries']!r} is not a count")
+    if not isinstance(index["shards"], list) or not index["shards"]:
+        raise CertificateError(f"{path}: shards must be a non-empty list")
+    seen = set()
+    for i, shard in enumerate(index["shards"]):
+        where = f"{path}: shards[{i}]"
+        if not isinstance(shard, dict):
+            raise CertificateError(f"{where}: expected a mapping of {', '.join(SHARD_FIELDS)}")
+        unknown = [k for k in shard if k not in SHARD_FIELDS]
+        if unknown:
+            raise CertificateError(f"{where}: unknown field(s) {', '.join(map(str, unknown))}")
+        missing = [k for k in SHARD_FIELDS if k not in shard]
+        if missing:
+            raise CertificateError(f"{where}: missing field(s) {', '.join(missing)}")
+        name = shard["file"]
+        if (
+            not isinstance(name, str)
+            or not name
+            or name in (".", "..", INDEX)
+            or "/" in name
+            or "\\" in name
+            or name.startswith(".")
+        ):
+            raise CertificateError(f"{where}: file {name!r} is not a plain file name")
+        if name in seen:
+            raise CertificateError(f"{where}: file {name!r} listed twice")
+        seen.add(name)
+        if not isinstance(shard["blake3"], str):
+            raise CertificateError(f"{where}: blake3 must be text")
+        for key in ("entries", "placement_rank"):
+            if not _is_count(shard[key]):
+                raise CertificateError(f"{where}: {key} {shard[key]!r} is not a count")
+    return index
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def decompress(data: bytes, where: str) -> bytes:
+    """gunzip ``data``; a truncated or corrupt stream is a :class:`CertificateError`."""
+    try:
+        return gzip.decompress(data)
+    except (EOFError, OSError, zlib.error) as exc:
+        raise CertificateError(f"{where}: corrupt or truncated gzip ({exc})") from exc
+
+
+def parse_entry(line: str, where: str) -> Entry:
+    """One JSON line to an :class:`Entry`; anything else is a :class:`CertificateError`."""
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise CertificateError(f"{where}: malformed line, not JSON ({exc.msg})") from exc
+    if not isinstance(obj, dict):
+        raise CertificateError(f"{where}: malformed line, expected a JSON object")
+    unknown = [k for k in obj if k not in ENTRY_FIELDS]
+    if unknown:
+        raise CertificateError(f"{where}: unknown field(s) {', '.join(unknown)}")
+    missing = [k for k in ENTRY_FIELDS if k not in obj]
+    if missing:
+        raise CertificateError(f"{where}: malformed line, missing field(s) {', '.join(missing)}")
+    position, action, rank = obj["position"], obj["action"], obj["rank"]
+    if not isinstance(position, str) or not isinstance(action, str):
+        raise CertificateError(f"{where}: malformed line, position and action must be text")
+    if not _is_count(rank):
+        raise CertificateError(f"{where}: malformed line, rank {rank!r} is not a count")
+    return Entry(position, action, rank)
+
+
+def iter_lines(data: bytes, where: str) -> list[tuple[int, str]]:
+    """(line number, text) of a decompressed shard; invalid UTF-8 is a malformed line."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CertificateError(f"{where}: not UTF-8 text") from exc
+    if text and not text.endswith("\n"):
+        raise CertificateError(f"{where}: last line has no newline (truncated?)")
+    return list(enumerate(text.split("\n")[:-1], 1))
+
+
+def read_shard(path: str | os.PathLike[str]) -> list[Entry]:
+    """Every entry of one shard file (no hash check)."""
+    path = Path(path)
+    data = decompress(path.read_bytes(), str(path))
+    return [parse_entry(line, f"{path.name} line {n}") for n, line in iter_lines(data, path.name)]
