@@ -669,14 +669,14 @@ class BatchEngine:
         ]
         return self._least(cands)
 
-    def class_keys(self, me, them, mb, tb, colour: bool = True) -> np.ndarray:
-        """Canonical keys from the mover's side; with ``colour``, a position and its colour
-        swap (the same position from the other player's side) share a key."""
+    def class_keys(self, me, them, mb, tb) -> np.ndarray:
+        """Canonical keys of positions given from the mover's side (no turn in the key).
+
+        A position and its colour swap (x and o exchanged, the other player to move) look the
+        same from the mover's side, so they share a key.
+        """
         ms, ts = self.images(me), self.images(them)
-        cands = [self._pack(a, b, mb, tb) for a, b in zip(ms, ts, strict=True)]
-        if colour:
-            cands += [self._pack(b, a, tb, mb) for a, b in zip(ms, ts, strict=True)]
-        return self._least(cands)
+        return self._least([self._pack(a, b, mb, tb) for a, b in zip(ms, ts, strict=True)])
 
     def unpack_class(self, keys: np.ndarray):
         """(me, them, mb, tb) of class keys (the canonical representative)."""

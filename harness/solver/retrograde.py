@@ -1,0 +1,641 @@
+"""Strong solutions by retrograde analysis over the whole reachable game graph.
+
+:func:`solve` works in three passes, all vectorized with numpy (loops run over batches and
+over plies, never over positions):
+
+1. **Enumerate** the positions reachable by legal play from the initial one, breadth first,
+   with the batch engine (:mod:`harness.solver.batch`). Positions are stored as *classes*:
+   one key per position up to the ruleset's symmetries **and** the colour swap (a position
+   seen from the side of the player to move; x to move with boards (a, b) is the same game as
+   o to move with boards (a, b) and the names exchanged). A vectorized open-addressing hash
+   table (:class:`KeyIndex`) gives every new key the next index, so each edge is stored as
+   (parent index, child index, same side) the moment it is generated; edges to the same child
+   by several actions are stored once. Actions that end the game are folded into three flags
+   per class: the mover can win at once, can draw at once, can lose at once.
+2. **Count** the positions as RULES.md and issue 3 define them: reachable by legal play,
+   counting the initial one, not those after a game-ending action, with the turn as handed
+   over after a pass. A second breadth-first pass over the stored edges tracks which of a
+   class's two colourings (x to move, o to move) are reachable; ``positions`` is the number of
+   raw positions (every symmetric image and turn counted: the sum of orbit sizes) and
+   ``canonical`` the number up to symmetry (turn still counted); ``classes`` is what was stored.
+3. **Retrograde analysis** with counters and reverse edges, ply by ply: a class decided at ply
+   k is looked at from each parent once; a parent with an action to a child that is won for
+   the parent's mover wins in k + 1 (the first found is the fastest); otherwise the edge is
+   counted off, and a parent with every edge counted off and no drawing action loses in
+   k + 1 (the last found is the slowest). Immediate wins are ply 1; a class whose every
+   action loses at once loses in 1. Whatever is never decided is a draw: every cycle that
+   neither player can be forced out of is a draw, as the value is judged from the position
+   alone (RULES.md, *Values*).
+
+>>> from harness.rules import Ruleset
+>>> sol = solve(Ruleset.from_id("pop1-3x3-c3-torus-continue-binempty-king-nozero-nojump"))
+>>> sol.value, sol.plies, sol.positions
+('x', 7, 4390)
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from harness.rules.position import Position
+from harness.rules.ruleset import Ruleset
+from harness.solver.batch import DRAW, MOVER_LOSES, MOVER_WINS, BatchEngine, States, engine
+
+# Values relative to the player to move, as stored per class.
+UNKNOWN, WIN, LOSS = 0, 1, 2  # UNKNOWN at the end means draw
+FORMAT = 1
+BATCH = 16384  # positions expanded at once: big enough for numpy, small enough for the cache
+
+
+class BudgetExceeded(RuntimeError):
+    """The solve ran out of its position, time or memory budget (partial counts attached)."""
+
+    def __init__(self, message: str, classes: int, seconds: float):
+        super().__init__(message)
+        self.classes = classes
+        self.seconds = seconds
+
+
+# --- a hash index of keys -----------------------------------------------------------------
+
+
+class KeyIndex:
+    """Keys to dense indices (0, 1, 2, ... in order of first insertion), vectorized.
+
+    Open addressing with linear probing; every step of :meth:`add` works on all pending keys
+    at once, so a batch of a million keys costs a few dozen numpy operations.
+
+    >>> ix = KeyIndex(words=1)
+    >>> ix.add(np.array([7, 3, 7, 9], dtype=np.uint64)).tolist()
+    [0, 1, 0, 2]
+    >>> ix.add(np.array([9, 4], dtype=np.uint64)).tolist(), len(ix)
+    ([2, 3], 4)
+    >>> ix.find(np.array([4, 5], dtype=np.uint64)).tolist()
+    [3, -1]
+    """
+
+    EMPTY = np.uint64(2**64 - 1)  # never a key: keys leave the top bits clear
+    MULT = np.uint64(0x9E3779B97F4A7C15)
+
+    def __init__(self, words: int, capacity: int = 1 << 16):
+        self.words = words
+        self.count = 0
+        self._alloc(max(1 << 10, 1 << (capacity - 1).bit_length()))
+
+    def __len__(self) -> int:
+        return self.count
+
+    @property
+    def nbytes(self) -> int:
+        return self.table.nbytes + self.index.nbytes
+
+    def _alloc(self, size: int) -> None:
+        self.size = size
+        self.bits = size.bit_length() - 1
+        self.table = np.full((size, self.words), self.EMPTY, dtype=np.uint64)
+        self.index = np.full(size, -1, dtype=np.int64)
+
+    def _rows(self, keys: np.ndarray) -> np.ndarray:
+        if self.words == 1:
+            return keys.reshape(-1, 1)
+        return keys.view(np.uint64).reshape(-1, self.words)
+
+    def _hash(self, rows: np.ndarray) -> np.ndarray:
+        h = rows[:, 0] * self.MULT
+        for w in range(1, self.words):
+            h = (h ^ rows[:, w]) * self.MULT
+        return (h >> np.uint64(64 - self.bits)).astype(np.int64)
+
+    def _probe(self, rows: np.ndarray, insert: bool, start: int) -> np.ndarray:
+        """Indices of ``rows`` (distinct keys); new ones get ``start, start + 1, ...`` in
+        row order."""
+        out = np.full(len(rows), -1, dtype=np.int64)
+        slot = self._hash(rows)
+        pending = np.arange(len(rows))
+        mask = self.size - 1
+        claimed_rows, claimed_slots = [], []
+        while len(pending):
+            s = slot[pending]
+            cur = self.table[s]
+            same = (cur == rows[pending]).all(axis=1)
+            out[pending[same]] = self.index[s[same]]
+            empty = cur[:, 0] == self.EMPTY
+            if self.words > 1:
+                empty &= (cur == self.EMPTY).all(axis=1)
+            if insert and empty.any():
+                cand, cslot = pending[empty], s[empty]
+                _, first = np.unique(cslot, return_index=True)  # one winner per free slot
+                win, wslot = cand[first], cslot[first]
+                self.table[wslot] = rows[win]
+                claimed_rows.append(win)
+                claimed_slots.append(wslot)
+                # Losers of a claim look at the same slot again (now taken) next round.
+                done = same.copy()
+                done[np.flatnonzero(empty)[first]] = True
+                move = ~done & ~empty
+            else:
+                done = same | empty
+                move = ~done
+            slot[pending[move]] = (slot[pending[move]] + 1) & mask
+            pending = pending[~done]
+        if claimed_rows:
+            new_rows = np.concatenate(claimed_rows)
+            new_slots = np.concatenate(claimed_slots)
+            order = np.argsort(new_rows)
+            ids = np.arange(start, start + len(new_rows))
+            self.index[new_slots[order]] = ids
+            out[new_rows[order]] = ids
+            self.count = max(self.count, start + len(new_rows))
+        return out
+
+    def add(self, keys: np.ndarray) -> np.ndarray:
+        """Indices of ``keys``, inserting those not yet present."""
+        if len(keys) == 0:
+            return np.zeros(0, dtype=np.int64)
+        uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        # New keys are numbered in order of first occurrence in ``keys``.
+        order = np.argsort(first, kind="stable")
+        uniq = uniq[order]
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        if 2 * (self.count + len(uniq)) > self.size:
+            self._grow(self.count + len(uniq))
+        ids = self._probe(self._rows(uniq), insert=True, start=self.count)
+        return ids[rank[inverse.reshape(-1)]]
+
+    def find(self, keys: np.ndarray) -> np.ndarray:
+        """Indices of ``keys``, -1 for those not present."""
+        if len(keys) == 0:
+            return np.zeros(0, dtype=np.int64)
+        return self._probe(self._rows(keys), insert=False, start=self.count)
+
+    def _grow(self, need: int) -> None:
+        live = self.index >= 0
+        rows, ids = self.table[live], self.index[live]
+        size = self.size
+        while 2 * need > size:
+            size *= 2
+        self._alloc(size)
+        order = np.argsort(ids)
+        # Re-insert in index order so each key keeps its index.
+        keys = rows[order]
+        got = self._probe(keys, insert=True, start=0)
+        assert np.array_equal(got, ids[order])
+
+
+# --- the solution -------------------------------------------------------------------------
+
+
+@dataclass
+class Solution:
+    """A strongly solved ruleset: value and plies of every reachable class.
+
+    ``keys[i]`` is class i's key (:meth:`BatchEngine.class_keys`: canonical, from the mover's
+    side), ``result[i]`` :data:`WIN`/:data:`LOSS` for the player to move or :data:`UNKNOWN`
+    (a draw), ``ply_table[i]`` the actions to the end with best play (0 for draws), ``sides[i]``
+    which colourings are reachable (bit 0: the representative's mover is x, bit 1: o),
+    ``orbit[i]`` how many raw positions one colouring stands for. Class 0 is the initial one.
+    """
+
+    ruleset: Ruleset
+    keys: np.ndarray
+    result: np.ndarray
+    ply_table: np.ndarray
+    sides: np.ndarray
+    orbit: np.ndarray
+    edges: int = 0
+    seconds: float = 0.0
+    timings: dict[str, float] = field(default_factory=dict)
+    peak_rss: int = 0
+    _index: KeyIndex | None = None
+
+    @property
+    def classes(self) -> int:
+        return len(self.keys)
+
+    @property
+    def positions(self) -> int:
+        """Raw reachable positions (RULES.md's count, every symmetric image counted)."""
+        counted = (self.sides & 1).astype(np.int64) + (self.sides >> 1 & 1)
+        return int((counted * self.orbit).sum())
+
+    @property
+    def canonical(self) -> int:
+        """Reachable positions up to the board's symmetries (the turn still counts)."""
+        return int(((self.sides & 1) + (self.sides >> 1 & 1)).astype(np.int64).sum())
+
+    @property
+    def value(self) -> str:
+        """The initial position's value: ``x``, ``o`` or ``draw`` (x is to move there)."""
+        return {WIN: "x", LOSS: "o", UNKNOWN: "draw"}[int(self.result[0])]
+
+    @property
+    def plies(self) -> int | None:
+        """Plies from the initial position with best play (None for a draw)."""
+        return self.root_plies
+
+    def index(self) -> KeyIndex:
+        if self._index is None:
+            ix = KeyIndex(words=engine(self.ruleset).key_words, capacity=2 * len(self.keys))
+            ix.add(self.keys)
+            self._index = ix
+        return self._index
+
+    def lookup(self, states: States) -> tuple[np.ndarray, np.ndarray]:
+        """(value, plies) of a batch of positions: value codes 1 x wins, 2 o wins, 3 draw,
+        -1 not reachable; plies 0 for draws and unreachable positions."""
+        eng = engine(self.ruleset)
+        me, them, mb, tb = states.mover_view()
+        idx = self.index().find(eng.class_keys(me, them, mb, tb))
+        found = idx >= 0
+        rel = np.where(found, self.result[np.maximum(idx, 0)], -1)
+        mover_is_o = states.turn == 1
+        value = np.full(len(idx), -1, dtype=np.int8)
+        value[rel == UNKNOWN] = DRAW
+        value[rel == WIN] = np.where(mover_is_o[rel == WIN], 2, 1)
+        value[rel == LOSS] = np.where(mover_is_o[rel == LOSS], 1, 2)
+        plies = np.where(found, self.ply_table[np.maximum(idx, 0)], 0)
+        return value, plies
+
+    def value_of(self, pos: Position) -> tuple[str | None, int | None]:
+        """``("x"|"o"|"draw", plies)`` of one position; ``(None, None)`` if not reachable.
+
+        Plies are None for a draw.
+        """
+        value, plies = self.lookup(States.from_positions([pos]))
+        v = int(value[0])
+        if v < 0:
+            return None, None
+        return ("x", "o", "draw")[v - 1], (int(plies[0]) if v != DRAW else None)
+
+    def summary(self) -> dict:
+        return {
+            "ruleset": self.ruleset.id,
+            "value": self.value,
+            "plies": self.plies,
+            "positions": self.positions,
+            "canonical": self.canonical,
+            "classes": self.classes,
+            "edges": self.edges,
+            "seconds": round(self.seconds, 3),
+        }
+
+    @property
+    def root_plies(self) -> int | None:
+        return None if self.result[0] == UNKNOWN else int(self.ply_table[0])
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the solution as npz, atomically (temp file + rename).
+
+        Arrays: ``keys`` (class keys, ``uint64``, or ``(n, words)`` for multi-word keys),
+        ``result`` (1 the player to move wins, 2 loses, 0 draw), ``plies``, ``sides``,
+        ``orbit``; scalars ``ruleset``, ``format``, ``value``, ``root_plies``, ``positions``.
+        """
+        path = Path(path)
+        if path.suffix != ".npz":
+            raise ValueError(f"--out {str(path)!r}: the file name must end in .npz")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        keys = self.keys
+        if keys.dtype.names:
+            keys = keys.view(np.uint64).reshape(len(keys), -1)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            with tmp.open("wb") as fh:
+                np.savez_compressed(
+                    fh,
+                    format=np.int64(FORMAT),
+                    ruleset=np.str_(self.ruleset.id),
+                    value=np.str_(self.value),
+                    root_plies=np.int64(-1 if self.root_plies is None else self.root_plies),
+                    positions=np.int64(self.positions),
+                    keys=keys,
+                    result=self.result,
+                    plies=self.ply_table,
+                    sides=self.sides,
+                    orbit=self.orbit,
+                )
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+        return path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> Solution:
+        """Read a file written by :meth:`save`."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                if int(data["format"]) != FORMAT:
+                    raise ValueError(f"{path}: solution format {int(data['format'])} unknown")
+                rs = Ruleset.from_id(str(data["ruleset"]))
+                keys = data["keys"]
+                eng = engine(rs)
+                if eng.key_words > 1:
+                    from harness.solver.batch import KEY2, KEY3
+
+                    keys = (
+                        np.ascontiguousarray(keys)
+                        .view(KEY2 if eng.key_words == 2 else KEY3)
+                        .reshape(-1)
+                    )
+                return cls(
+                    rs,
+                    keys,
+                    data["result"],
+                    data["plies"],
+                    data["sides"],
+                    data["orbit"],
+                )
+        except (OSError, KeyError, EOFError) as exc:
+            raise ValueError(f"{path}: not a solution file ({exc})") from exc
+
+
+def _rss() -> int:
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return 0
+
+
+def _peak_rss() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+# --- pass 1: enumeration --------------------------------------------------------------------
+
+
+@dataclass
+class Graph:
+    """The reachable class graph: edges sorted by parent, and flags of ending actions."""
+
+    keys: np.ndarray
+    parent: np.ndarray  # int32
+    child: np.ndarray  # int32
+    same: np.ndarray  # bool: the child's mover is the parent's mover (a pass)
+    win_now: np.ndarray
+    draw_now: np.ndarray
+    lose_now: np.ndarray
+    actions: np.ndarray  # int32: legal actions per class (0 only for a stuck start)
+
+
+class _Budget:
+    def __init__(self, max_classes, max_seconds, max_memory, start):
+        self.max_classes = max_classes
+        self.max_seconds = max_seconds
+        self.max_memory = max_memory
+        self.start = start
+
+    def check(self, classes: int) -> None:
+        elapsed = time.perf_counter() - self.start
+        if self.max_classes is not None and classes > self.max_classes:
+            raise BudgetExceeded(
+                f"more than {self.max_classes} classes (budget --max-positions)", classes, elapsed
+            )
+        if self.max_seconds is not None and elapsed > self.max_seconds:
+            raise BudgetExceeded(
+                f"more than {self.max_seconds:g} s (budget --time-limit)", classes, elapsed
+            )
+        if self.max_memory is not None and _rss() > self.max_memory:
+            raise BudgetExceeded(
+                f"resident memory {_rss() / 2**30:.1f} GiB above {self.max_memory / 2**30:.1f} "
+                "GiB (budget --memory-limit)",
+                classes,
+                elapsed,
+            )
+
+
+def _progress(enabled: bool | None, desc: str):
+    if enabled is None:
+        enabled = sys.stderr.isatty()
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(desc=desc, unit=" classes", file=sys.stderr, leave=False)
+
+
+def enumerate_graph(
+    eng: BatchEngine, budget: _Budget | None = None, progress: bool | None = None
+) -> Graph:
+    """Pass 1: every reachable class, and the edges between them (see the module doc)."""
+    rs = eng.rs
+    index = KeyIndex(words=eng.key_words)
+    root = Position.initial(rs)
+    me, them, mb, tb = States.from_positions([root]).mover_view()
+    index.add(eng.class_keys(me, them, mb, tb))
+    key_chunks = [eng.class_keys(me, them, mb, tb)]
+    parents, children, sames = [], [], []
+    flags = []  # per expanded chunk: (win_now, draw_now, lose_now, actions)
+    level_start, level_end = 0, 1
+    bar = _progress(progress, "enumerate")
+    all_keys = key_chunks[0]
+    while level_start < level_end:
+        if len(key_chunks) > 1:
+            all_keys = np.concatenate(key_chunks)
+            key_chunks = [all_keys]
+        for lo in range(level_start, level_end, BATCH):
+            hi = min(lo + BATCH, level_end)
+            me, them, mb, tb = eng.unpack_class(all_keys[lo:hi])
+            ex = eng.expand(me, them, mb, tb)
+            local = ex.parent
+            res = ex.result
+            k = hi - lo
+            flags.append(
+                (
+                    np.bincount(local[res == MOVER_WINS], minlength=k) > 0,
+                    np.bincount(local[res == DRAW], minlength=k) > 0,
+                    np.bincount(local[res == MOVER_LOSES], minlength=k) > 0,
+                    np.bincount(local, minlength=k).astype(np.int32),
+                )
+            )
+            live = np.flatnonzero(res == 0)
+            if len(live):
+                cm, ct, cmb, ctb = (a[live] for a in ex.child_view())
+                child_keys = eng.class_keys(cm, ct, cmb, ctb)
+                before = len(index)
+                child = index.add(child_keys)
+                if len(index) > before:
+                    fresh = np.flatnonzero(child >= before)
+                    order = np.unique(child[fresh], return_index=True)[1]
+                    key_chunks.append(child_keys[fresh[order]])
+                parent = local[live] + lo
+                same = ex.passed[live]
+                # One edge per (parent, child, side): actions that lead to the same class.
+                code = (parent.astype(np.int64) << 33) | (child << 1) | same
+                code = np.unique(code)
+                parents.append((code >> 33).astype(np.int32))
+                children.append(((code >> 1) & 0xFFFFFFFF).astype(np.int32))
+                sames.append((code & 1).astype(bool))
+            if bar is not None:
+                bar.update(len(index) - bar.n)
+            if budget is not None:
+                budget.check(len(index))
+        level_start, level_end = level_end, len(index)
+    if bar is not None:
+        bar.close()
+    keys = np.concatenate(key_chunks) if len(key_chunks) > 1 else key_chunks[0]
+    assert len(keys) == len(index)
+
+    def cat(parts, dtype):
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+
+    return Graph(
+        keys=keys,
+        parent=cat(parents, np.int32),
+        child=cat(children, np.int32),
+        same=cat(sames, bool),
+        win_now=np.concatenate([f[0] for f in flags]),
+        draw_now=np.concatenate([f[1] for f in flags]),
+        lose_now=np.concatenate([f[2] for f in flags]),
+        actions=np.concatenate([f[3] for f in flags]),
+    )
+
+
+# --- pass 2: counting -----------------------------------------------------------------------
+
+
+def _csr(owner: np.ndarray, n: int) -> np.ndarray:
+    off = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(owner, minlength=n), out=off[1:])
+    return off
+
+
+def _gather(off: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Edge ids of every node in ``nodes`` (CSR offsets), and which node each belongs to."""
+    starts, ends = off[nodes], off[nodes + 1]
+    counts = ends - starts
+    total = int(counts.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    owner = np.repeat(np.arange(len(nodes)), counts)
+    first = np.repeat(starts - np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
+    return first + np.arange(total), owner
+
+
+def reachable_sides(graph: Graph) -> np.ndarray:
+    """Pass 2: per class, which colourings are reached (bit 0 x to move, bit 1 o to move).
+
+    The representative of class 0 is the initial position with x to move.
+    """
+    n = len(graph.keys)
+    off = _csr(graph.parent, n)
+    sides = np.zeros(n, dtype=np.int8)
+    sides[0] = 1
+    frontier = np.array([0], dtype=np.int64)  # node * 2 + side (0: x moves)
+    while len(frontier):
+        nodes, side = frontier >> 1, frontier & 1
+        eids, owner = _gather(off, nodes)
+        if not len(eids):
+            break
+        child = graph.child[eids].astype(np.int64)
+        # A child's mover is the parent's opponent, unless the opponent passed.
+        cside = side[owner] ^ (~graph.same[eids]).astype(np.int64)
+        code = np.unique(child * 2 + cside)
+        c, s = code >> 1, code & 1
+        new = (sides[c] >> s & 1) == 0
+        c, s = c[new], s[new]
+        sides[c] |= (1 << s).astype(np.int8)
+        frontier = code[new]
+    return sides
+
+
+# --- pass 3: retrograde analysis ----------------------------------------------------------
+
+
+def retrograde(graph: Graph) -> tuple[np.ndarray, np.ndarray]:
+    """Pass 3: (result, plies) per class, results relative to the player to move."""
+    n = len(graph.keys)
+    result = np.zeros(n, dtype=np.int8)
+    plies = np.zeros(n, dtype=np.int32)
+    counter = np.bincount(graph.parent, minlength=n).astype(np.int32)
+    # A class that can only lose at once loses in 1; one with a drawing action never loses.
+    can_avoid_loss = graph.draw_now | (graph.actions == 0)
+    wins = graph.win_now
+    losses = ~wins & (counter == 0) & ~can_avoid_loss
+    result[wins] = WIN
+    result[losses] = LOSS
+    plies[wins | losses] = 1
+    # Reverse edges: sort (child, parent, same) packed into one int64.
+    packed = (graph.child.astype(np.int64) << 33) | (graph.parent.astype(np.int64) << 1)
+    packed |= graph.same
+    packed.sort()
+    rev_off = _csr((packed >> 33).astype(np.int64), n)
+    rev_parent = ((packed >> 1) & 0xFFFFFFFF).astype(np.int32)
+    rev_same = (packed & 1).astype(bool)
+    del packed
+    level = np.flatnonzero(wins | losses)
+    k = 1
+    while len(level):
+        eids, owner = _gather(rev_off, level)
+        parent = rev_parent[eids]
+        child_result = result[level][owner]
+        # The child's result seen from the parent's mover: the same unless the sides differ.
+        good = np.where(rev_same[eids], child_result == WIN, child_result == LOSS)
+        open_ = result[parent] == UNKNOWN
+        winners = np.unique(parent[good & open_])
+        result[winners] = WIN
+        plies[winners] = k + 1
+        # Edges to children lost for the parent: count them off, still undecided parents only.
+        bad = ~good & (result[parent] == UNKNOWN)
+        losers, hits = np.unique(parent[bad], return_counts=True)
+        counter[losers] -= hits.astype(np.int32)
+        lost = losers[(counter[losers] == 0) & ~can_avoid_loss[losers]]
+        result[lost] = LOSS
+        plies[lost] = k + 1
+        level = np.concatenate([winners, lost])
+        k += 1
+    return result, plies
+
+
+# --- the whole solve ----------------------------------------------------------------------
+
+
+def solve(
+    rs: Ruleset,
+    *,
+    max_positions: int | None = None,
+    max_seconds: float | None = None,
+    max_memory: int | None = None,
+    progress: bool | None = None,
+) -> Solution:
+    """Strongly solve ``rs`` (every reachable position): see the module doc.
+
+    Budgets (``max_positions`` counts classes) raise :class:`BudgetExceeded`.
+    """
+    start = time.perf_counter()
+    budget = _Budget(max_positions, max_seconds, max_memory, start)
+    eng = engine(rs)
+    timings = {}
+    graph = enumerate_graph(eng, budget, progress)
+    timings["enumerate"] = time.perf_counter() - start
+    t = time.perf_counter()
+    sides = reachable_sides(graph)
+    me, them, _, _ = eng.unpack_class(graph.keys)
+    orbit = np.concatenate(
+        [eng.orbit_sizes(me[i : i + BATCH], them[i : i + BATCH]) for i in range(0, len(me), BATCH)]
+    ).astype(np.int16)
+    timings["count"] = time.perf_counter() - t
+    budget.check(len(graph.keys))
+    t = time.perf_counter()
+    result, plies = retrograde(graph)
+    timings["retrograde"] = time.perf_counter() - t
+    sol = Solution(
+        rs,
+        graph.keys,
+        result,
+        plies,
+        sides,
+        orbit,
+        edges=len(graph.parent),
+        seconds=time.perf_counter() - start,
+        timings=timings,
+        peak_rss=_peak_rss(),
+    )
+    return sol
