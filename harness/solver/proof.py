@@ -81,8 +81,8 @@ class FastRules:
     >>> from harness.rules import Ruleset
     >>> rs = Ruleset.from_id("pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump")
     >>> f = FastRules(rs)
-    >>> f.play((0, 0, 8, 8, 0), (-1, 5))
-    (0, (32, 0, 7, 8, 1))
+    >>> f.play((0, 0, 8, 8, 0), (-1, 5))   # x places on b2; the game goes on
+    (None, (32, 0, 7, 8, 1))
     """
 
     def __init__(self, rs: Ruleset):
@@ -132,11 +132,11 @@ class FastRules:
 
     # --- one turn -----------------------------------------------------------------------
 
-    def play(self, s: State, act: Act) -> tuple[str | None, State]:
-        """Play ``act``: (result, position handed over), result ``x``/``o``/``draw``/None.
+    def play(self, s: State, act: Act) -> tuple[int | None, State]:
+        """Play ``act``: (result, position handed over); result 0 = x wins, 1 = o wins,
+        2 = draw, None = the game goes on.
 
-        Equal to :func:`harness.rules.engine.play_unchecked` with an empty history (the
-        result is compressed to ``0`` = x, ``1`` = o, ``2`` = draw, None = goes on).
+        Equal to :func:`harness.rules.engine.play_unchecked` with an empty history.
         """
         x, o, bx, bo, t = s
         src, dst = act
