@@ -285,3 +285,39 @@ def test_malformed_lines_get_an_error_and_the_stream_goes_on(command):
             assert set(after["actions"]) == set(po.actions_text(DEFAULT, EMPTY)), (bad, after)
         else:
             assert after == want_good, (bad, after)
+
+
+def test_transition_corpus_agrees_with_oracle(tmp_path):
+    """Every record of ``python -m harness corpus`` (hand-made branch cases, game records with
+    repetition, random games) replayed by the oracle: the corpus is what the browser and Lean
+    engines are checked against, so it must itself be right. Unlike ``rules step`` it carries a
+    game history, so this is where repetition is compared."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness", "corpus", "--out", str(tmp_path), "--seed", str(SEED)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=TIMEOUT,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    records = [json.loads(line) for line in (tmp_path / "corpus.jsonl").read_text().splitlines()]
+    assert len(records) >= 1000
+    disagreements = []
+    repetitions = 0
+    for record in records:
+        rs = po.parse_ruleset(record["ruleset"])
+        pos = po.parse_position(rs, record["position"])
+        history = [po.parse_position(rs, text) for text in record["history"]] + [pos]
+        actions = {po.format_action(a) for a in po.legal_actions(rs, pos)}
+        out = po.play(rs, pos, po.parse_action(rs, record["action"]), history=history)
+        repetitions += "repetition" in out.branches
+        want = (actions, po.format_position(rs, out.next), out.result)
+        got = (set(record["actions"]), record["next"], record["result"])
+        if want != got:
+            disagreements.append(
+                f"corpus record {record['source']}: {json.dumps(record)[:600]}\n"
+                f"  corpus lacks {sorted(want[0] - got[0])}, has extra {sorted(got[0] - want[0])}"
+                f"\n  oracle next {want[1]!r} result {want[2]!r}"
+            )
+    report(disagreements, len(records), "corpus records")
+    assert repetitions > 0, "the corpus should contain repetition draws"
