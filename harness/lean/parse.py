@@ -429,7 +429,7 @@ def strip_comments(source: str) -> str:
     return "".join(out)
 
 
-_NAME_TOKEN = r"(?:«[^»]*»|[^\s«»]+)(?:\.(?:«[^»]*»|[^\s.«»]+))*"
+_NAME_TOKEN = r"(?:«[^»]*»|[^\s.«»]+)(?:\.(?:«[^»]*»|[^\s.«»]+))*"
 _HEADER_WORDS = {"module", "prelude", "public", "private", "meta", "all", "runtime"}
 
 

@@ -38,7 +38,7 @@ ELAN_INSTALL = (
 )
 
 _PIN_RE = re.compile(r"^[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)?(?::[A-Za-z0-9_.+-]+)?$")
-_LEAN_VERSION_RE = re.compile(r"version (\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)")
+_LEAN_VERSION_RE = re.compile(r"^Lean \(version (\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)")
 
 
 class NoToolchainError(HarnessError):

@@ -28,7 +28,7 @@ from harness.lean.runner import (
 )
 from harness.lean.toolchain import discover
 
-from .conftest import LeanWorld
+from .standin.world import LeanWorld, world_fixture  # noqa: F401
 
 SHARD2 = "Generated.Shard0002"
 ALL = [

@@ -1,4 +1,7 @@
-"""Fixtures for the Lean-runner tests: a small Lean project and the recorded stand-in.
+"""A small Lean project and PATH shims for the recorded stand-in, for the Lean-runner tests.
+
+Test modules take the fixture with ``from .standin.world import world_fixture  # noqa: F401``
+and a ``world`` parameter (kept out of ``conftest.py``, which the renderer's tests may own).
 
 The project mirrors the real one's shape: model modules ``Pop/Rules.lean`` and
 ``Pop/Check.lean``; rendered modules ``Generated/Shard0001`` (no lower shards),
@@ -16,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-STANDIN = Path(__file__).parent / "standin" / "standin.py"
+STANDIN = Path(__file__).parent / "standin.py"
 PIN = "leanprover/lean4:v4.22.0"
 
 RULES = """\
@@ -150,8 +153,8 @@ def make_project(project: Path) -> None:
         path.write_text(text)
 
 
-@pytest.fixture
-def world(tmp_path: Path) -> LeanWorld:
+@pytest.fixture(name="world")
+def world_fixture(tmp_path: Path) -> LeanWorld:
     project = tmp_path / "lean"
     make_project(project)
     bin_dir = tmp_path / "bin"

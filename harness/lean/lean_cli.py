@@ -1,0 +1,220 @@
+"""``python -m harness lean``: check the rendered Lean modules with the real toolchain.
+
+Wired into the main command line by ``harness/lean/cli.py`` (``register`` calls
+:func:`register_lean`). Also runnable alone: ``python -m harness.lean.lean_cli lean --help``.
+
+Exit codes: 0 every module passed; 1 a module failed (compile error, timeout, memory cap,
+``sorry``, a forbidden axiom, unreadable output, or skipped behind one of those); 2 unusable
+input (no Lean project, no rendered modules, an import cycle, bad options); 4 no Lean
+toolchain here (nothing was run; the message says how to install one).
+
+The result file (default ``out/lean/result.json``, written atomically) is what the manifest
+step reads; see :func:`harness.lean.runner.run_project` for its fields and
+:func:`harness.lean.runner.load_result` to read it back.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from tqdm import tqdm
+
+from harness.cli import EXIT_FAILED, EXIT_OK, HarnessError
+from harness.lean.cache import ResultCache, write_json_atomic
+from harness.lean.runner import GIB, Limits, run_project
+from harness.lean.toolchain import EXIT_NO_TOOLCHAIN, discover
+
+DEFAULT_MEMORY_GIB = 8.0
+DEFAULT_TIMEOUT = 1800.0
+DEFAULT_OUT = Path("out/lean/result.json")
+
+EPILOG = f"""\
+exit codes: 0 all modules passed; 1 a module failed; 2 unusable input;
+{EXIT_NO_TOOLCHAIN} no Lean toolchain found (install elan, then the toolchain pinned in
+lean/lean-toolchain).
+
+Each module is built with `lake build +MODULE` in its own process group, under an
+address-space cap (RLIMIT_AS) of --memory GiB and a wall-clock --timeout; modules run in
+import order, --jobs at a time. Passing results are cached by (module text, imported
+modules, the rest of the Lean project, toolchain), so a re-run checks only what changed.
+"""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+def default_jobs(memory_gib: float) -> int:
+    """As many children as there are cores and as fit in physical memory at the cap (>= 1)."""
+    cores = os.cpu_count() or 1
+    try:
+        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return max(1, min(cores, 2))
+    return max(1, min(cores, int(physical // (memory_gib * GIB))))
+
+
+def register_lean(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add the ``lean`` subcommand to ``subparsers``."""
+    parser = subparsers.add_parser(
+        "lean",
+        help="check the rendered Lean modules with lake (axioms, GUARD_HITS, limits)",
+        description="Build every rendered module of the Lean project with the real Lean "
+        "toolchain, in dependency order, under a memory cap and a timeout; check their "
+        "axioms and GUARD_HITS; write a JSON result.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--jobs",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="modules built at once (default: cores, bounded by memory / --memory)",
+    )
+    parser.add_argument(
+        "--memory",
+        type=_positive_float,
+        default=DEFAULT_MEMORY_GIB,
+        metavar="GiB",
+        help=f"address-space cap per build, in GiB (default {DEFAULT_MEMORY_GIB:g})",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_positive_float,
+        default=DEFAULT_TIMEOUT,
+        metavar="S",
+        help=f"wall-clock limit per build, in seconds (default {DEFAULT_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--project",
+        type=Path,
+        default=Path("lean"),
+        metavar="DIR",
+        help="the Lean project (default: lean)",
+    )
+    parser.add_argument(
+        "--generated",
+        default="Generated",
+        metavar="SUBDIR",
+        help="folder of rendered modules inside the project (default: Generated)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT,
+        metavar="FILE",
+        help=f"where to write the JSON result (default: {DEFAULT_OUT})",
+    )
+    cache = parser.add_mutually_exclusive_group()
+    cache.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="result cache (default: cache.json next to --out)",
+    )
+    cache.add_argument("--no-cache", action="store_true", help="check every module again")
+    parser.set_defaults(func=run_lean)
+    return parser
+
+
+def _line(record: dict) -> str:
+    if record["cached"]:
+        where = "cached"
+    elif record["seconds"] is None:
+        where = "not run"
+    else:
+        where = f"{record['seconds']:.1f} s, {record['peak_mib']:.0f} MiB"
+    text = f"{record['status']:<15} {record['module']}  ({where})"
+    if record["status"] != "passed" and record["messages"]:
+        first = record["messages"][0]
+        body = " ".join(first["text"].split())
+        if len(body) > 160:
+            body = body[:159] + "…"
+        text += f"\n{'':<16}{body}"
+    return text
+
+
+def run_lean(args: argparse.Namespace) -> int:
+    project: Path = args.project
+    if not project.is_dir():
+        raise HarnessError(f"no Lean project at {project} (pass --project DIR)")
+    if not any((project / n).is_file() for n in ("lakefile.toml", "lakefile.lean")):
+        raise HarnessError(f"{project} has no lakefile.toml or lakefile.lean (pass --project DIR)")
+    toolchain = discover(project)
+    if toolchain.matches_pin() is False:
+        print(
+            f"warning: running Lean {toolchain.lean_version}, but {project / 'lean-toolchain'} "
+            f"pins {toolchain.pinned}",
+            file=sys.stderr,
+        )
+    jobs = args.jobs or default_jobs(args.memory)
+    limits = Limits(jobs=jobs, memory_bytes=int(args.memory * GIB), timeout=args.timeout)
+    out: Path = args.out
+    cache_path = None if args.no_cache else (args.cache or out.parent / "cache.json")
+    cache = ResultCache(cache_path) if cache_path is not None else None
+    log_dir = out.parent / "logs"
+    result = run_project(
+        project,
+        toolchain,
+        generated=args.generated,
+        limits=limits,
+        cache=cache,
+        log_dir=log_dir,
+        on_result=lambda record: tqdm.write(_line(record), file=sys.stdout),
+    )
+    write_json_atomic(out, result)
+    summary = result["summary"]
+    failed = {s: n for s, n in summary["by_status"].items() if n and s != "passed"}
+    detail = ", ".join(f"{n} {s}" for s, n in failed.items())
+    print(
+        f"{summary['modules']} modules: {summary['passed']} passed"
+        f" ({summary['cached']} from cache)" + (f", {detail}" if detail else "")
+    )
+    if result["prepare"] is not None and result["prepare"]["status"] != "passed":
+        prep = result["prepare"]
+        print(f"prepare build failed: {prep['status']} (log: {prep['log']})")
+    print(f"Lean {toolchain.lean_version}; result written to {out}")
+    return EXIT_OK if result["ok"] else EXIT_FAILED
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run only the ``lean`` command (what ``harness.cli.main`` does once it is wired in)."""
+    parser = argparse.ArgumentParser(prog="python -m harness.lean.lean_cli")
+    register_lean(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except HarnessError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
