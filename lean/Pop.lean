@@ -1,3 +1,4 @@
 import Pop.Rules
 import Pop.Check
 import Pop.Sound
+import Pop.Corpus
