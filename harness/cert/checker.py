@@ -191,6 +191,7 @@ class Checker:
         if len(lines) != meta["entries"]:
             self.fail(f"{name}: index says {meta['entries']} entries, the shard has {len(lines)}")
         rs = self.rs
+        misplaced = False
         for number, line in lines:
             where = f"{name} line {number}"
             try:
@@ -204,7 +205,8 @@ class Checker:
             except ValueError as exc:
                 self.fail(f"{where}: malformed entry {entry.position!r} {entry.action!r}: {exc}")
                 continue
-            if pos.placement_rank() != meta["placement_rank"]:
+            if pos.placement_rank() != meta["placement_rank"] and not misplaced:
+                misplaced = True  # once per shard: one mislabelled shard is one problem
                 self.fail(
                     f"{where}: entry {entry.position!r}: placement rank {pos.placement_rank()}, "
                     f"but the shard is listed with {meta['placement_rank']}"
@@ -267,18 +269,22 @@ class Checker:
                 f"{head}: the loser has no action in {pos.text(rs)!r} and the game is not over"
             )
             return
+        outcomes = []
         for reply in replies:
             out = play_unchecked(rs, pos, reply)
             self.report.turns += 1
-            via = f"after reply {reply.text(rs)!r}"
+            if out.result is not None and out.result != PLAYERS[winner]:
+                # Checked before any successor: a reply that escapes is the real problem.
+                self.fail(
+                    f"{head}: losing action: after reply {reply.text(rs)!r} from "
+                    f"{pos.text(rs)!r} the game ends in {_result(out.result)}"
+                )
+                return
+            outcomes.append((reply, out))
+        for reply, out in outcomes:
             if out.result is not None:
-                if out.result != PLAYERS[winner]:
-                    self.fail(
-                        f"{head}: losing action: {via} from {pos.text(rs)!r} the game ends "
-                        f"in {_result(out.result)}"
-                    )
-                    return
                 continue
+            via = f"after reply {reply.text(rs)!r}"
             if out.next.turn != winner:
                 self.fail(
                     f"{head}: {via} from {pos.text(rs)!r} the winner has no action and passes; "
