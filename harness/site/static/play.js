@@ -47,6 +47,7 @@ function init() {
   $("redo").addEventListener("click", redo);
   $("new-game").addEventListener("click", newGame);
   $("banner-new").addEventListener("click", newGame);
+  $("banner-close").addEventListener("click", () => $("banner").classList.add("dismissed"));
   $("position-form").addEventListener("submit", (e) => {
     e.preventDefault();
     loadPositionText($("position-text").value);
@@ -279,8 +280,13 @@ function drawBoard(boardArray, { lines = [], dests = [], landed = null, from = n
   for (const cell of cells()) {
     const sq = Number(cell.dataset.index);
     const v = boardArray[sq];
-    cell.replaceChildren();
-    if (v) cell.append(checkerElement(v - 1));
+    // Keep a checker element that is already right: replacing the element under the pointer
+    // between pointerdown and pointerup would make the browser drop the click.
+    for (const el of cell.querySelectorAll(".checker.arriving")) el.remove();
+    const existing = cell.querySelector(".checker");
+    if (existing && (!v || !existing.classList.contains(P.PLAYERS[v - 1]))) existing.remove();
+    if (v && !(existing && existing.isConnected)) cell.append(checkerElement(v - 1));
+    cell.querySelector(".checker")?.classList.remove("lifted");
     cell.classList.toggle("in-line", inLine.has(sq));
     cell.classList.toggle("dest", destSet.has(sq));
     cell.classList.toggle("selected", state.selected === sq);
@@ -399,6 +405,7 @@ function renderStatus() {
   status.className = `status result-${result}`;
   $("banner-title").textContent = title;
   $("banner-detail").textContent = detail;
+  if (banner.hidden || banner.dataset.result !== result) banner.classList.remove("dismissed");
   banner.dataset.result = result;
   banner.hidden = false;
 }
@@ -655,37 +662,37 @@ function onGlobalKey(e) {
 // and touch behave alike).
 
 function onPointerDown(e) {
+  state.suppressClick = false;
   if (e.button !== 0) return;
   const binChecker = e.target.closest("[data-bin-checker]");
   const cell = e.target.closest("#board .sq");
+  if (!binChecker && !cell) return;
+  // Decide from the game, not from the drawing: during a pop animation a checker may still be
+  // drawn on its way to the square that now holds it.
+  finishAnimation();
   let from = null;
-  let dests = [];
-  let player;
+  let dests;
   if (binChecker) {
-    if (!humanToMove()) return;
     dests = legalNow()
       .filter((a) => a.from === null)
       .map((a) => a.to);
-    player = state.game.position.toMove;
-  } else if (cell && cell.querySelector(".checker")) {
-    const sq = Number(cell.dataset.index);
-    dests = destinationsOf(sq);
-    if (!dests.length) return;
-    from = sq;
-    player = state.game.position.toMove;
   } else {
-    return;
+    from = Number(cell.dataset.index);
+    dests = destinationsOf(from);
   }
-  finishAnimation();
+  if (!dests.length) return;
+  const source = binChecker
+    ? $(`bin-${P.PLAYERS[state.game.position.toMove]}`).querySelector("[data-bin-checker]")
+    : cell.querySelector(".checker");
   state.drag = {
     from,
     dests,
-    player,
+    player: state.game.position.toMove,
     startX: e.clientX,
     startY: e.clientY,
     ghost: null,
     moved: false,
-    source: binChecker || cell.querySelector(".checker"),
+    source,
   };
   document.addEventListener("pointermove", onPointerMove);
   document.addEventListener("pointerup", onPointerUp);
@@ -702,7 +709,7 @@ function onPointerMove(e) {
     d.ghost = checkerElement(d.player);
     d.ghost.classList.add("ghost");
     document.body.append(d.ghost);
-    d.source.classList.add("lifted");
+    d.source?.classList.add("lifted");
     state.selected = d.from;
     drawBoard(state.game.position.board, { dests: d.dests });
   }
@@ -727,11 +734,10 @@ function endDrag() {
 function onPointerUp(e) {
   const d = endDrag();
   if (!d || !d.moved) return; // a plain click: the click handler deals with it
+  // A click may follow the drag (on the squares' common ancestor); it must not act again.
+  // The flag is dropped at the next pointerdown: a timer could fire after the next click, as
+  // browsers run input before timers.
   state.suppressClick = true;
-  // The click that follows a drag (if any) arrives in the same task; drop the flag after it.
-  setTimeout(() => {
-    state.suppressClick = false;
-  }, 0);
   state.selected = null;
   const over = document.elementFromPoint(e.clientX, e.clientY)?.closest("#board .sq");
   const to = over ? Number(over.dataset.index) : null;
@@ -763,7 +769,6 @@ function finishAnimation() {
   if (!a) return;
   state.animation = null;
   for (const anim of a.animations) anim.cancel();
-  clearTimeout(a.timer);
   render();
 }
 
@@ -845,13 +850,16 @@ function animate(outcome) {
     }
     animations.push(el.animate(frames, opts));
   }
-  const timer = setTimeout(() => {
-    if (state.animation && state.animation.timer === timer) {
-      state.animation = null;
-      render();
-    }
-  }, ANIMATION_MS + 30);
-  state.animation = { animations, timer };
+  const token = {};
+  state.animation = { animations, token };
+  // Redraw when every animation has run (cancel() rejects, and then finishAnimation already
+  // redrew). Animations fill forwards; finishAnimation cancels them to drop their transforms.
+  Promise.all(animations.map((a) => a.finished)).then(
+    () => {
+      if (state.animation?.token === token) finishAnimation();
+    },
+    () => {},
+  );
 }
 
 init();
