@@ -39,6 +39,7 @@ import os
 import resource
 import sys
 import time
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -352,7 +353,7 @@ class Solution:
                     data["sides"],
                     data["orbit"],
                 )
-        except (OSError, KeyError, EOFError) as exc:
+        except (OSError, KeyError, EOFError, ValueError, zipfile.BadZipFile) as exc:
             raise ValueError(f"{path}: not a solution file ({exc})") from exc
 
 

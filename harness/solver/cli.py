@@ -1,0 +1,196 @@
+"""``python -m harness solve RULESET``: the value of a ruleset's initial position.
+
+By default the whole reachable game graph is enumerated and solved by retrograde analysis
+(:mod:`harness.solver.retrograde`); ``--method proof`` runs the proof search instead
+(:mod:`harness.solver.proof`), which does not enumerate, so ``positions`` is null.
+
+Exit codes: 0 solved; 2 unusable input (unknown ruleset, bad ``--out``); 3 a budget ran out
+(``--max-positions``, ``--time-limit``, ``--memory-limit``, or no memory left; for the proof
+search also ``--max-nodes`` and ``--max-plies``), nothing written.
+
+Example::
+
+    $ python -m harness solve pop1-4x4-c3-torus-continue-binempty-king-nozero-nojump --json
+    {"ruleset": "pop1-4x4-c3-torus-continue-binempty-king-nozero-nojump", "value": "x",
+     "plies": 7, "positions": 132569, "seconds": 0.4, ...}
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from harness.cli import HarnessError
+from harness.rules.ruleset import Ruleset
+
+EXIT_BUDGET = 3
+
+
+class BudgetError(HarnessError):
+    """A budget ran out: exit code 3, distinct from failures and bad input."""
+
+    exit_code = EXIT_BUDGET
+
+
+def _memory_default() -> int:
+    """90% of the machine's memory, at most 20 GiB: a solve should fail, not swap."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        total = 16 * 2**30
+    return min(int(total * 0.9), 20 * 2**30)
+
+
+def _positive(kind):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"{text!r} must be positive")
+        return value
+
+    return parse
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "solve",
+        help="solve a ruleset: value, plies and reachable positions of the initial position",
+        description=__doc__.split("\n\n")[0]
+        + " Exit codes: 0 solved, 2 unusable input, 3 a budget ran out.",
+    )
+    p.add_argument(
+        "ruleset", help="a ruleset id, e.g. pop1-4x4-c4-torus-continue-binempty-king-nozero-nojump"
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--out", type=Path, help="write every reachable position's value to FILE.npz (retrograde)"
+    )
+    p.add_argument(
+        "--method",
+        choices=("retrograde", "proof"),
+        default="retrograde",
+        help="retrograde: enumerate and solve the whole graph (default); proof: proof search",
+    )
+    p.add_argument(
+        "--max-positions", type=_positive(int), help="budget: stored classes (retrograde)"
+    )
+    p.add_argument("--time-limit", type=_positive(float), metavar="SECONDS", help="budget: time")
+    p.add_argument(
+        "--memory-limit",
+        type=_positive(float),
+        metavar="GIB",
+        help="budget: resident memory in GiB (default: 90%% of RAM, at most 20)",
+    )
+    p.add_argument("--max-nodes", type=_positive(int), help="budget: search nodes (proof)")
+    p.add_argument(
+        "--max-plies", type=_positive(int), default=99, help="deepest win looked for (proof)"
+    )
+    p.set_defaults(func=run)
+
+
+def _check_out(out: Path | None) -> None:
+    if out is None:
+        return
+    if out.suffix != ".npz":
+        raise HarnessError(f"--out {str(out)!r}: the file name must end in .npz")
+    if out.exists() and out.is_dir():
+        raise HarnessError(f"--out {str(out)!r} is a directory")
+    parent = out.parent if str(out.parent) else Path(".")
+    if parent.exists() and not os.access(parent, os.W_OK):
+        raise HarnessError(f"--out {str(out)!r}: folder {str(parent)!r} is not writable")
+
+
+def run(args) -> int:
+    rs = Ruleset.from_id(args.ruleset)  # RulesetError (a ValueError) names the field
+    _check_out(args.out)
+    if args.method == "proof":
+        if args.out is not None:
+            raise HarnessError("--out needs --method retrograde (a proof search has no table)")
+        report = _prove(rs, args)
+    else:
+        report = _retrograde(rs, args)
+    if args.json:
+        print(json.dumps(report))
+    else:
+        _print_text(report)
+    return 0
+
+
+def _retrograde(rs: Ruleset, args) -> dict:
+    from harness.solver.retrograde import BudgetExceeded, solve
+
+    memory = _memory_default() if args.memory_limit is None else int(args.memory_limit * 2**30)
+    try:
+        sol = solve(
+            rs,
+            max_positions=args.max_positions,
+            max_seconds=args.time_limit,
+            max_memory=memory,
+            progress=None,
+        )
+    except BudgetExceeded as exc:
+        raise BudgetError(
+            f"{rs.id}: budget exhausted after {exc.classes} classes and {exc.seconds:.1f} s: {exc}"
+        ) from None
+    except MemoryError:
+        raise BudgetError(f"{rs.id}: out of memory while solving (try a smaller ruleset)") from None
+    if args.out is not None:
+        sol.save(args.out)
+    summary = sol.summary()
+    summary.update(
+        method="retrograde",
+        positions_per_second=round(sol.positions / sol.seconds) if sol.seconds else None,
+        peak_rss_bytes=sol.peak_rss,
+    )
+    if args.out is not None:
+        summary["out"] = str(args.out)
+    return summary
+
+
+def _prove(rs: Ruleset, args) -> dict:
+    from harness.solver.proof import BudgetExhausted, ProofSearch
+
+    search = ProofSearch(rs, max_nodes=args.max_nodes, max_seconds=args.time_limit)
+    try:
+        result = search.prove(max_plies=args.max_plies)
+    except BudgetExhausted as exc:
+        raise BudgetError(f"{rs.id}: proof search budget exhausted: {exc}") from None
+    if result.winner is None:
+        raise BudgetError(
+            f"{rs.id}: no forced win within {args.max_plies} plies (budget --max-plies); "
+            "the value is not known"
+        )
+    return {
+        "ruleset": rs.id,
+        "value": result.winner,
+        "plies": result.plies,
+        "positions": None,
+        "seconds": round(result.seconds, 3),
+        "method": "proof",
+        "nodes": result.nodes,
+    }
+
+
+def _print_text(r: dict) -> None:
+    value = "draw" if r["value"] == "draw" else f"{r['value']} wins in {r['plies']} plies"
+    print(f"{r['ruleset']}: {value}")
+    if r.get("positions") is not None:
+        print(
+            f"positions {r['positions']} ({r['canonical']} up to symmetry, "
+            f"{r['classes']} classes stored, {r['edges']} edges)"
+        )
+        print(
+            f"{r['seconds']:.2f} s, {r['positions_per_second']} positions/s, "
+            f"peak memory {r['peak_rss_bytes'] / 2**20:.0f} MiB"
+        )
+        if "out" in r:
+            print(f"values written to {r['out']}")
+    else:
+        print(f"{r['seconds']:.2f} s, {r.get('nodes')} nodes searched")
+    sys.stdout.flush()

@@ -1,0 +1,91 @@
+"""``python -m harness solve``: output, exit codes and the values file."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from harness.cli import main
+from harness.rules import Position, Ruleset
+from harness.solver.retrograde import Solution
+
+SMALL = "pop1-3x3-c3-torus-continue-binempty-king-nozero-nojump"
+# Its numbers, from the oracle's brute-force solver (tests/oracle/pop_oracle.py).
+SMALL_VALUE, SMALL_PLIES, SMALL_POSITIONS = "x", 7, 4390
+
+
+def test_json(capsys):
+    assert main(["solve", SMALL, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ruleset"] == SMALL
+    assert (out["value"], out["plies"], out["positions"]) == (
+        SMALL_VALUE,
+        SMALL_PLIES,
+        SMALL_POSITIONS,
+    )
+    assert out["seconds"] >= 0
+    assert out["canonical"] <= out["positions"]
+
+
+def test_text(capsys):
+    assert main(["solve", SMALL]) == 0
+    out = capsys.readouterr().out
+    assert f"{SMALL}: x wins in 7 plies" in out
+    assert "positions 4390" in out
+
+
+def test_out_file(tmp_path, capsys):
+    path = tmp_path / "sub" / "values.npz"
+    assert main(["solve", SMALL, "--json", "--out", str(path)]) == 0
+    capsys.readouterr()
+    sol = Solution.load(path)
+    rs = Ruleset.from_id(SMALL)
+    assert sol.value_of(Position.initial(rs)) == (SMALL_VALUE, SMALL_PLIES)
+    assert sorted(p.name for p in path.parent.iterdir()) == ["values.npz"]  # no temp left
+
+
+def test_unknown_ruleset(capsys):
+    assert main(["solve", "pop1-3x3-c3-moebius-continue-binempty-king-nozero-nojump"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "edge" in err[0] and "moebius" in err[0]
+
+
+def test_bad_out_suffix(tmp_path, capsys):
+    assert main(["solve", SMALL, "--out", str(tmp_path / "v.csv")]) == 2
+    assert ".npz" in capsys.readouterr().err
+
+
+def test_budget_exit_code_keeps_the_old_file(tmp_path, capsys):
+    path = tmp_path / "values.npz"
+    assert main(["solve", SMALL, "--out", str(path)]) == 0
+    before = path.read_bytes()
+    rid = "pop1-4x4-c4-torus-continue-binempty-king-nozero-nojump"
+    assert main(["solve", rid, "--out", str(path), "--max-positions", "100"]) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "budget" in err[-1]
+    assert path.read_bytes() == before
+
+
+def test_time_budget(capsys):
+    rid = "pop1-4x4-c5-torus-continue-binempty-king-nozero-nojump"
+    assert main(["solve", rid, "--time-limit", "0.000001"]) == 3
+    assert "--time-limit" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flag", ["--max-positions=0", "--time-limit=-1", "--memory-limit=x"])
+def test_bad_budget_values(flag, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["solve", SMALL, flag])
+    assert info.value.code == 2
+
+
+def test_values_file_layout(tmp_path, capsys):
+    path = tmp_path / "v.npz"
+    assert main(["solve", SMALL, "--out", str(path)]) == 0
+    with np.load(path) as data:
+        assert str(data["ruleset"]) == SMALL
+        assert int(data["positions"]) == SMALL_POSITIONS
+        assert set(np.unique(data["result"]).tolist()) <= {0, 1, 2}
+        assert len(data["keys"]) == len(data["result"]) == len(data["plies"])
