@@ -14,6 +14,15 @@ const FIELD_LABELS = {
   zero: "Zero move",
   jumps: "Jumps",
 };
+const EDGE_NOTES = {
+  reincarnation: "Edge: reincarnation. A checker pushed off the board returns to its owner's bin.",
+  ringout: "Edge: ringout. A checker pushed off the board leaves the game; below 3 left loses.",
+  blocked: "Edge: blocked. A checker at the edge cannot be pushed off; it stays.",
+  torus: "Edge: torus. Pushes and lines wrap left/right and top/bottom. Moves never wrap.",
+  klein:
+    "Edge: klein. Left/right wrap plainly; across top/bottom the column is mirrored. " +
+    "Moves never wrap.",
+};
 const ANIMATION_MS = 320;
 const COMPUTER_DELAY_MS = 380;
 
@@ -305,6 +314,7 @@ function render() {
   const pos = g.position;
   const board = $("board");
   board.dataset.ruleset = rs.id;
+  board.dataset.edge = rs.edge;
   board.dataset.position = P.formatPosition(rs, pos);
   const last = g.lastOutcome;
   drawBoard(pos.board, {
@@ -315,6 +325,7 @@ function render() {
   });
   renderBins();
   renderStatus();
+  $("edge-note").textContent = EDGE_NOTES[rs.edge];
   $("undo").disabled = !g.canUndo();
   $("redo").disabled = !g.canRedo();
   const text = $("position-text");
@@ -449,7 +460,11 @@ function describeTurn(outcome) {
   const plies = state.game.plies;
   const before = plies.length > 1 ? plies[plies.length - 2].outcome.next : state.game.start;
   add(`${P.PLAYERS[before.toMove]} played ${P.formatAction(rs, ply.action)}.`);
-  for (const b of outcome.branches) {
+  // In the order things happen in a turn: the action, the pop, then the lines.
+  const rank = (b) =>
+    b.startsWith("move_") || b === "place" ? 0 : b.startsWith("line_") ? 2 : 1;
+  const ordered = [...outcome.branches].sort((a, b) => rank(a) - rank(b));
+  for (const b of ordered) {
     if (b.startsWith("move_") && !(b in BRANCH_WORDS)) add(`A ${b.slice(5)} move.`, b);
     else if (b.startsWith("line_") && b !== "line_wrapped") add(`A ${b.slice(5)} line stands.`, b);
     else if (BRANCH_WORDS[b]) add(BRANCH_WORDS[b], b);
@@ -709,9 +724,9 @@ function onPointerMove(e) {
     d.ghost = checkerElement(d.player);
     d.ghost.classList.add("ghost");
     document.body.append(d.ghost);
-    d.source?.classList.add("lifted");
     state.selected = d.from;
     drawBoard(state.game.position.board, { dests: d.dests });
+    d.source?.classList.add("lifted"); // after the redraw, which clears it
   }
   d.ghost.style.left = `${e.clientX}px`;
   d.ghost.style.top = `${e.clientY}px`;
