@@ -82,3 +82,22 @@ def git_root(start: Path) -> Path | None:
         if (folder / ".git").exists():
             return folder
     return None
+
+
+def scrub_paths(text: str, labels: dict[str, str] | None = None) -> str:
+    """``text`` with host paths replaced: each of ``labels`` (path -> label), then the home
+    folder by ``~``, so a manifest never records where, or as whom, a run happened.
+
+    >>> scrub_paths("lake not in " + str(Path.home()) + "/.elan/bin")
+    'lake not in ~/.elan/bin'
+    >>> scrub_paths("wrote /tmp/w/x", {"/tmp/w": "WORK"})
+    'wrote WORK/x'
+    """
+    pairs = sorted((labels or {}).items(), key=lambda kv: -len(kv[0]))
+    for path, label in pairs:
+        if path:
+            text = text.replace(path, label)
+    home = str(Path.home())
+    if len(home) > 1:
+        text = text.replace(home, "~")
+    return text

@@ -64,14 +64,22 @@ def _str_representer(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
+def _list_representer(dumper: yaml.SafeDumper, value: list) -> yaml.Node:
+    # Short lists of plain values (axioms, imports) read best on one line: [a, b, c].
+    flat = all(isinstance(v, str | int | float | bool) or v is None for v in value)
+    short = flat and sum(len(str(v)) + 2 for v in value) <= 80
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=short)
+
+
 _Dumper.add_representer(str, _str_representer)
+_Dumper.add_representer(list, _list_representer)
 
 
 def dump_yaml(doc: dict) -> bytes:
     """YAML bytes for ``doc`` in its own key order (UTF-8, block style, no aliases).
 
     >>> dump_yaml({"b": 1, "a": [1, 2], "s": "x\\ny"}).decode()
-    'b: 1\\na:\\n- 1\\n- 2\\ns: |-\\n  x\\n  y\\n'
+    'b: 1\\na: [1, 2]\\ns: |-\\n  x\\n  y\\n'
     """
     text = yaml.dump(
         doc,

@@ -1,0 +1,120 @@
+"""Flatten a Lean project into one sealed model file that plain ``lean`` can check.
+
+The published re-run steps (as on the seeds' "Check it yourself" pages) give one file, its
+SHA-256, and one command: ``lean +TOOLCHAIN -M… Check.lean``. No Lake, no project layout,
+nothing else to trust. This module writes that file from the project: every module the
+rendered modules need, in import order, with the project's own ``import`` lines removed and
+each module's body wrapped in ``section``/``end`` so that its ``open``, ``set_option`` and
+``variable`` commands stay as local as they were in their own file.
+
+What stays different from building module by module: ``private`` names share one file (two
+modules with the same private name would clash, so :func:`flatten` refuses that), and imports
+from outside the project (``Std``, ``Lean``) are hoisted to the top; core-only projects have
+none. A ``prelude`` module cannot be flattened and is refused.
+
+>>> import tempfile, pathlib
+>>> p = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (p / "A.lean").write_text("namespace A\\ndef a := 1\\nend A\\n")
+>>> _ = (p / "B.lean").write_text("/- doc -/\\nimport A\\ndef b := A.a\\n")
+>>> text, order = flatten(p, ["B"])
+>>> order
+['A', 'B']
+>>> "import A" in text, text.count("section")
+(False, 2)
+"""
+
+from __future__ import annotations
+
+import graphlib
+import re
+from pathlib import Path
+
+from harness.lean.parse import parse_imports, strip_comments
+
+
+class FlattenError(ValueError):
+    """The project cannot be made into one file (one line, naming the module)."""
+
+
+def module_path(project: Path, module: str) -> Path:
+    """``Generated.Main`` -> ``project/Generated/Main.lean``."""
+    return project.joinpath(*module.split(".")).with_suffix(".lean")
+
+
+def _header_end(source: str) -> int:
+    """Offset just past the header (``module``/``prelude``/``import …``) of ``source``."""
+    stripped = strip_comments(source)
+    pos = 0
+    pattern = re.compile(r"\s*(?:(?:public|meta|private)\s+)*import\s+(?:(?:all|runtime)\s+)?\S+")
+    while True:
+        m = pattern.match(stripped, pos)
+        if m is None:
+            m = re.compile(r"\s*module\b").match(stripped, pos)
+            if m is None:
+                return pos
+        pos = m.end()
+
+
+_PRIVATE_RE = re.compile(
+    r"\bprivate\s+(?:(?:noncomputable|partial|unsafe)\s+)*"
+    r"(?:def|theorem|abbrev|instance|structure|inductive|axiom)\s+(\S+)"
+)
+
+
+def flatten(project: Path, roots: list[str]) -> tuple[str, list[str]]:
+    """(file text, modules in the order inlined) for ``roots`` and everything they import
+    from ``project``. Deterministic: ties in the import order are broken by name."""
+    project = Path(project)
+    sources: dict[str, str] = {}
+    deps: dict[str, list[str]] = {}
+    external: list[str] = []
+    todo = list(roots)
+    while todo:
+        name = todo.pop()
+        if name in sources:
+            continue
+        path = module_path(project, name)
+        if not path.is_file():
+            raise FlattenError(f"module {name}: no file {path}")
+        source = path.read_text(encoding="utf-8")
+        if re.match(r"\s*prelude\b", strip_comments(source)):
+            raise FlattenError(f"module {name} ({path}): a prelude module cannot be flattened")
+        sources[name] = source
+        deps[name] = []
+        for imp in parse_imports(source):
+            if module_path(project, imp).is_file():
+                deps[name].append(imp)
+                todo.append(imp)
+            elif imp not in external:
+                external.append(imp)
+    sorter = graphlib.TopologicalSorter(deps)
+    order: list[str] = []
+    try:
+        sorter.prepare()
+    except graphlib.CycleError as exc:
+        raise FlattenError(f"import cycle: {' -> '.join(exc.args[1])}") from None
+    while sorter.is_active():
+        ready = sorted(sorter.get_ready())
+        order.extend(ready)
+        sorter.done(*ready)
+    privates: dict[str, str] = {}
+    for name in order:
+        for priv in _PRIVATE_RE.findall(strip_comments(sources[name])):
+            if priv in privates:
+                raise FlattenError(
+                    f"private name {priv} is declared in {privates[priv]} and {name}; "
+                    "in one file they would clash"
+                )
+            privates[priv] = name
+    parts = [
+        "/-\nSealed model file: the Lean modules below, concatenated in import order so that\n"
+        "plain `lean` checks everything in one run. Written by `python -m harness verify`;\n"
+        "each part is the named module with its import lines removed.\n-/\n"
+    ]
+    parts.extend(f"import {imp}\n" for imp in sorted(external))
+    for name in order:
+        source = sources[name]
+        body = source[_header_end(source) :].strip("\n")
+        rel = module_path(Path("."), name).as_posix()
+        parts.append(f"\n-- ===== module {name} ({rel}) =====\nsection\n{body}\nend\n")
+    return "".join(parts), order

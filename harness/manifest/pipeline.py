@@ -1,0 +1,636 @@
+"""``python -m harness verify``: every stage, end to end, ending in a signed manifest.
+
+Steps, each through its stage's command (:mod:`harness.manifest.stages`)::
+
+    solve     python -m harness solve RULESET --json
+    certify   python -m harness certify RULESET --out WORK/certificate --json
+    check     python -m harness check WORK/certificate --ruleset RULESET --json
+    corpus    python -m harness corpus --out WORK/corpus
+    render    python -m harness render WORK/certificate --out WORK/lean/Generated --corpus …
+    flatten   WORK/formal/Game.lean: the Lean project as one sealed model file
+    lean      python -m harness lean --project WORK/lean --out WORK/lean-result.json
+    manifest  WORK/manifest.yaml (+ .dsse.json), then manifests/RULESET.yaml when not failed
+
+``WORK`` is ``out/verify/RULESET.partial`` while the run lasts; it replaces
+``out/verify/RULESET`` only when the run did not fail, so a failed run never destroys the
+output of a good one. The Lean project in ``WORK/lean`` is a copy of the repository's
+``lean/`` (without build files), so the verified sources are a snapshot that later edits to
+``lean/`` cannot change under the manifest.
+
+Verdicts: ``PASS`` (everything ran and passed, exit 0), ``INCOMPLETE`` (everything that ran
+passed, but Lean could not run here: no toolchain; exit 3), ``FAIL`` (exit 1; the signed
+manifest stays in WORK for inspection, ``manifests/`` is left alone).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from harness.cli import HarnessError
+from harness.manifest.fsutil import scrub_paths, sha256_file, write_atomic
+from harness.manifest.keys import SigningKey
+from harness.manifest.leanflat import FlattenError, flatten
+from harness.manifest.manifest import environment, git_state, now_utc, write_manifest
+from harness.manifest.stages import COMMAND_STAGE, REPO, Completed, HarnessRunner
+
+EXIT_PASS, EXIT_FAIL, EXIT_INCOMPLETE = 0, 1, 3
+EXIT_NO_TOOLCHAIN = 4  # what `python -m harness lean` returns when no toolchain exists
+NEEDED = ("solve", "certify", "check", "corpus", "render", "lean")
+MODEL_FILE = "formal/Game.lean"
+TOOLCHAIN_FILE = "formal/lean-toolchain"
+VOUCHED_DIRS = ("certificate", "corpus", "lean", "formal")
+# Lean's -M is in megabytes; the seeds ran with -M60000. Ours follows the memory cap.
+DEFAULT_LEAN_MEMORY_GIB = 8.0
+
+
+class StageMissingError(HarnessError):
+    """A command verify needs is not there yet (its stage has not landed)."""
+
+    exit_code = 1
+
+
+@dataclass
+class Step:
+    name: str
+    status: str  # passed | failed | not run
+    seconds: float | None = None
+    detail: str = ""
+
+    def row(self) -> dict:
+        return {
+            "step": self.name,
+            "status": self.status,
+            "seconds": self.seconds,
+            "detail": self.detail,
+        }
+
+
+@dataclass
+class LeanOptions:
+    memory_gib: float | None = None
+    timeout: float | None = None
+    jobs: int | None = None
+
+
+@dataclass
+class VerifyReport:
+    verdict: str
+    exit_code: int
+    steps: list[Step]
+    work: Path
+    manifest: Path | None
+    published: Path | None
+    doc: dict = field(default_factory=dict)
+
+
+class _Failed(Exception):
+    """Stops the pipeline after a step failed (already recorded in the steps)."""
+
+
+def check_stages(runner: HarnessRunner) -> None:
+    """Raise StageMissingError naming every command verify needs that does not exist."""
+    have = runner.commands()
+    missing = [c for c in NEEDED if c not in have]
+    if missing:
+        names = ", ".join(f"`{c}` ({COMMAND_STAGE[c]})" for c in missing)
+        raise StageMissingError(
+            f"verify cannot run: python -m harness has no {names} yet; "
+            "those stages have not landed, and verify never fakes a stage's output"
+        )
+
+
+def _json_out(done: Completed) -> dict:
+    """The JSON object a ``--json`` command printed (its last line that parses as one)."""
+    for line in reversed(done.stdout.splitlines()):
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(value, dict):
+                return value
+    try:
+        value = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def copy_lean_project(src: Path, dst: Path) -> list[str]:
+    """Copy the Lean sources of ``src`` to ``dst``: no build output (``.lake``), no hidden
+    files, no previous ``Generated/``; refuses symlinks (they could point anywhere)."""
+    copied = []
+    for path in sorted(src.rglob("*")):
+        rel = path.relative_to(src)
+        if rel.parts[0] in (".lake", "build", "Generated") or any(
+            p.startswith(".") for p in rel.parts
+        ):
+            continue
+        if path.is_symlink():
+            raise HarnessError(f"{path}: a symlink in the Lean project; refusing to copy it")
+        if path.is_file():
+            target = dst / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+            copied.append(rel.as_posix())
+    if not copied:
+        raise HarnessError(f"{src}: no Lean project there")
+    return copied
+
+
+def vouched_files(work: Path) -> dict[str, str]:
+    """SHA-256 of every file the manifest vouches for, by path relative to ``work``."""
+    files = {}
+    for top in VOUCHED_DIRS:
+        base = work / top
+        if not base.is_dir():
+            continue
+        for path in sorted(base.rglob("*")):
+            rel = path.relative_to(work)
+            if ".lake" in rel.parts or any(p.startswith(".") for p in rel.parts):
+                continue
+            if path.is_file() and not path.is_symlink():
+                files[rel.as_posix()] = sha256_file(path)
+    return dict(sorted(files.items()))
+
+
+def axioms_line(name: str, axioms: list[str]) -> str:
+    """How ``#print axioms`` answers (the form the seeds' expected output shows).
+
+    >>> axioms_line("t", ["propext"]), axioms_line("u", [])
+    ("'t' depends on axioms: [propext]", "'u' does not depend on any axioms")
+    """
+    if not axioms:
+        return f"'{name}' does not depend on any axioms"
+    return f"'{name}' depends on axioms: [{', '.join(axioms)}]"
+
+
+def lean_command(toolchain: str, memory_gib: float) -> str:
+    return f"lean +{toolchain} -M{int(memory_gib * 1024)} Check.lean"
+
+
+class Pipeline:
+    """One verify run. ``runner`` runs harness commands; ``say`` reports progress lines."""
+
+    def __init__(
+        self,
+        ruleset: str,
+        key: SigningKey,
+        *,
+        runner: HarnessRunner | None = None,
+        work_root: Path = Path("out/verify"),
+        manifests: Path = Path("manifests"),
+        lean_project: Path = REPO / "lean",
+        lean: LeanOptions | None = None,
+        say: Callable[[str], None] | None = None,
+    ) -> None:
+        self.ruleset = ruleset
+        self.key = key
+        self.runner = runner or HarnessRunner()
+        self.work_root = Path(work_root)
+        self.manifests = Path(manifests)
+        self.lean_project = Path(lean_project)
+        self.lean = lean or LeanOptions()
+        self.say = say or (lambda line: print(line, file=sys.stderr))
+        self.steps: list[Step] = []
+        self.facts: dict = {}
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", ruleset) or ruleset.startswith("."):
+            raise HarnessError(f"ruleset {ruleset!r}: not a ruleset id")
+        self.final = self.work_root / ruleset
+        self.work = self.work_root / f"{ruleset}.partial"
+
+    # -- running steps --------------------------------------------------------------------
+
+    def _cmd(self, name: str, args: list[str]) -> Completed:
+        self.say(f"[{len(self.steps) + 1}] {name}: python -m harness {' '.join(args)}")
+        return self.runner.run(args)
+
+    def _scrub(self, text: str) -> str:
+        """Host paths out of text bound for the manifest (it travels inside the archive)."""
+        labels = {
+            str(self.work.resolve()): "WORK",
+            str(self.work): "WORK",
+            str(self.final.resolve()): "WORK",
+            str(self.final): "WORK",
+            str(REPO): ".",
+        }
+        text = scrub_paths(text, labels)
+        return text[len("error: ") :] if text.startswith("error: ") else text
+
+    def _record(self, name: str, status: str, seconds: float | None, detail: str) -> Step:
+        detail = self._scrub(detail)
+        seconds = None if seconds is None else round(seconds, 3)
+        step = Step(name, status, seconds, detail)
+        self.steps.append(step)
+        self.say(f"    {status}: {detail}" if detail else f"    {status}")
+        if status == "failed":
+            raise _Failed(name)
+        return step
+
+    def _solve(self) -> None:
+        done = self._cmd("solve", ["solve", self.ruleset, "--json"])
+        info = _json_out(done)
+        if done.returncode != 0 or "value" not in info:
+            self._record("solve", "failed", done.seconds, done.last_error_line())
+        self.facts["solve"] = info
+        positions = info.get("positions")
+        detail = f"value {info['value']} in {info.get('plies')} plies" + (
+            f"; {positions} positions" if positions is not None else ""
+        )
+        self._record("solve", "passed", done.seconds, detail)
+
+    def _certify(self) -> None:
+        out = self.work / "certificate"
+        done = self._cmd("certify", ["certify", self.ruleset, "--out", str(out), "--json"])
+        if done.returncode != 0:
+            self._record("certify", "failed", done.seconds, done.last_error_line())
+        try:
+            index = yaml.safe_load((out / "index.yaml").read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as exc:
+            self._record("certify", "failed", done.seconds, f"no readable index.yaml: {exc}")
+        if not isinstance(index, dict) or index.get("ruleset") != self.ruleset:
+            self._record("certify", "failed", done.seconds, "index.yaml is not for this ruleset")
+        self.facts["index"] = index
+        self.facts["certify"] = _json_out(done)
+        solved = self.facts["solve"].get("value")
+        if solved in ("x", "o") and index.get("winner") != solved:
+            self._record(
+                "certify",
+                "failed",
+                done.seconds,
+                f"certificate says {index.get('winner')} wins, solve says {solved}",
+            )
+        self._record(
+            "certify",
+            "passed",
+            done.seconds,
+            f"{index.get('entries')} entries in {len(index.get('shards', []))} shards; "
+            f"hash {str(index.get('hash'))[:16]}…",
+        )
+
+    def _check(self) -> None:
+        args = ["check", str(self.work / "certificate"), "--ruleset", self.ruleset, "--json"]
+        done = self._cmd("check", args)
+        info = _json_out(done)
+        self.facts["check"] = {
+            "status": "passed" if done.returncode == 0 else "failed",
+            "seconds": done.seconds,
+            "turns": info.get("turns"),
+        }
+        if done.returncode != 0 or info.get("ok") is False:
+            errors = info.get("errors") or []
+            first = errors[0] if errors else done.last_error_line()
+            self._record("check", "failed", done.seconds, f"rejected: {first}")
+        if info.get("hash") not in (None, self.facts["index"].get("hash")):
+            self._record("check", "failed", done.seconds, "checked hash differs from index.yaml")
+        self._record("check", "passed", done.seconds, "certificate accepted by the Python checker")
+
+    def _corpus(self) -> None:
+        out = self.work / "corpus"
+        done = self._cmd("corpus", ["corpus", "--out", str(out)])
+        guard = next((ln for ln in done.stdout.splitlines() if ln.startswith("GUARD_HITS")), None)
+        if done.returncode != 0 or guard is None:
+            self._record("corpus", "failed", done.seconds, done.last_error_line())
+        hits = {}
+        for item in guard.split(None, 1)[1].split(",") if " " in guard else []:
+            name, _, count = item.partition("=")
+            hits[name] = int(count)
+        try:
+            summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            summary = {}
+        self.facts["corpus"] = {
+            "records": summary.get("records"),
+            "rulesets": summary.get("rulesets"),
+            "seed": summary.get("seed"),
+            "guard_hits": hits,
+        }
+        self._record(
+            "corpus",
+            "passed",
+            done.seconds,
+            f"{summary.get('records')} transitions; {sum(1 for v in hits.values() if v)} "
+            "rule branches hit",
+        )
+
+    def _render(self) -> None:
+        project = self.work / "lean"
+        copy_lean_project(self.lean_project, project)
+        args = ["render", str(self.work / "certificate"), "--out", str(project / "Generated")]
+        if "--corpus" in self.runner.options("render"):
+            args += ["--corpus", str(self.work / "corpus" / "corpus.jsonl")]
+        done = self._cmd("render", args)
+        if done.returncode != 0:
+            self._record("render", "failed", done.seconds, done.last_error_line())
+        try:
+            info = json.loads((project / "Generated" / "render.json").read_text("utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            self._record("render", "failed", done.seconds, f"no readable render.json: {exc}")
+        if info.get("certificate") != self.facts["index"].get("hash"):
+            self._record(
+                "render", "failed", done.seconds, "render.json names another certificate hash"
+            )
+        self.facts["render"] = info
+        self._record(
+            "render",
+            "passed",
+            done.seconds,
+            f"{len(info.get('modules', []))} modules; final theorem "
+            f"{info.get('theorem', {}).get('name')}",
+        )
+
+    def _flatten(self) -> None:
+        info = self.facts["render"]
+        roots = [m["module"] for m in info.get("modules", [])]
+        project = self.work / "lean"
+        try:
+            text, order = flatten(project, roots)
+        except FlattenError as exc:
+            self._record("flatten", "failed", 0.0, str(exc))
+        pin = (project / "lean-toolchain").read_text(encoding="utf-8").strip()
+        write_atomic(self.work / MODEL_FILE, text.encode("utf-8"))
+        write_atomic(self.work / TOOLCHAIN_FILE, (pin + "\n").encode("utf-8"))
+        self.facts["flat"] = {
+            "order": order,
+            "toolchain": pin,
+            "sha256": sha256_file(self.work / MODEL_FILE),
+        }
+        self._record(
+            "flatten",
+            "passed",
+            0.0,
+            f"{MODEL_FILE}: {len(order)} modules, sha256 {self.facts['flat']['sha256'][:16]}…",
+        )
+
+    def _lean(self) -> None:
+        result_path = self.work / "lean-result.json"
+        args = ["lean", "--project", str(self.work / "lean"), "--out", str(result_path)]
+        opts = self.runner.options("lean")
+        if "--cache" in opts:
+            args += ["--cache", str(self.work_root / "lean-cache.json")]
+        for flag, value in (
+            ("--memory", self.lean.memory_gib),
+            ("--timeout", self.lean.timeout),
+            ("--jobs", self.lean.jobs),
+        ):
+            if value is not None:
+                args += [flag, str(value)]
+        done = self._cmd("lean", args)
+        if done.returncode == EXIT_NO_TOOLCHAIN:
+            self.facts["lean"] = {
+                "status": "not run",
+                "reason": self._scrub(done.last_error_line()),
+            }
+            self._record("lean", "not run", done.seconds, done.last_error_line())
+            return
+        result = None
+        if result_path.is_file():
+            try:
+                result = json.loads(result_path.read_text(encoding="utf-8"))
+            except json.JSONDecodeError:
+                result = None
+        self.facts["lean"] = {
+            "status": "passed" if done.returncode == 0 else "failed",
+            "result": result,
+        }
+        if done.returncode != 0 or result is None or not result.get("ok"):
+            self._record("lean", "failed", done.seconds, done.last_error_line())
+        expected = _expected_guard(self.facts["render"])
+        observed = result.get("guard_hits") or {}
+        if expected is not None and observed != expected:
+            self.facts["lean"]["status"] = "failed"
+            self._record(
+                "lean",
+                "failed",
+                done.seconds,
+                "Lean's GUARD_HITS differ from the corpus' research-family counts",
+            )
+        s = result.get("summary", {})
+        self._record(
+            "lean",
+            "passed",
+            done.seconds,
+            f"{s.get('passed')}/{s.get('modules')} modules passed ({s.get('cached')} from cache)",
+        )
+
+    # -- the manifest ---------------------------------------------------------------------
+
+    def manifest_doc(self, verdict: str) -> dict:
+        f = self.facts
+        index = f.get("index") or {}
+        render = f.get("render") or {}
+        lean = f.get("lean") or {"status": "not run", "reason": "an earlier step failed"}
+        theorem = render.get("theorem") or {}
+        doc: dict = {
+            "kind": "verify",
+            "verdict": verdict,
+            "created": now_utc(),
+            "ruleset": self.ruleset,
+            "result": {
+                "value": f.get("solve", {}).get("value"),
+                "plies": f.get("solve", {}).get("plies"),
+                "positions": f.get("solve", {}).get("positions"),
+                "solve_seconds": f.get("solve", {}).get("seconds"),
+            },
+            "certificate": {
+                "hash": index.get("hash"),
+                "winner": index.get("winner"),
+                "root": index.get("root"),
+                "entries": index.get("entries"),
+                "shards": [
+                    {k: s.get(k) for k in ("file", "blake3", "entries", "placement_rank")}
+                    for s in index.get("shards", [])
+                ],
+                "python_check": f.get("check", {"status": "not run"}),
+            },
+            "solver": git_state(REPO),
+            "environment": environment(),
+            "corpus": f.get("corpus"),
+            "lean": _lean_section(lean, render),
+            "final_theorem": {
+                "name": theorem.get("name"),
+                "statement": theorem.get("statement"),
+                "axioms": _observed_axioms(lean, theorem.get("name")),
+                "axioms_pinned": theorem.get("axioms"),
+            },
+            "check": self._check_section(lean),
+            "steps": [s.row() for s in self.steps],
+            "files": vouched_files(self.work),
+        }
+        return doc
+
+    def _check_section(self, lean: dict) -> dict | None:
+        flat = self.facts.get("flat")
+        render = self.facts.get("render")
+        if not flat or not render:
+            return None
+        result = lean.get("result") or {}
+        memory = (
+            self.lean.memory_gib
+            or (result.get("limits") or {}).get("memory_gib")
+            or DEFAULT_LEAN_MEMORY_GIB
+        )
+        prints, lines = [], []
+        guard = (render.get("corpus") or {}).get("guard_hits")
+        if guard:
+            lines.append(guard)
+        for mod in render.get("modules", []):
+            for name, axioms in (mod.get("axioms") or {}).items():
+                if mod.get("kind") in ("main", "corpus"):
+                    prints.append(name)
+                    observed = (result.get("axioms") or {}).get(name)
+                    lines.append(axioms_line(name, observed if observed is not None else axioms))
+        measured = "not measured here"
+        if lean.get("status") == "passed" and result:
+            shards = list((result.get("shards") or {}).values())
+            measured = {
+                "seconds": round(sum(s.get("seconds") or 0 for s in shards), 1),
+                "peak_mib": max((s.get("peak_mib") or 0 for s in shards), default=0),
+                "date": str(result.get("created", ""))[:10],
+                "how": "lake build per module, summed; peak of any one module",
+            }
+        return {
+            "model_file": MODEL_FILE,
+            "model_sha256": self.facts["flat"]["sha256"],
+            "toolchain_file": TOOLCHAIN_FILE,
+            "toolchain": flat["toolchain"],
+            "print_axioms": prints,
+            "command": lean_command(flat["toolchain"], memory),
+            "expected_output": "\n".join(lines) + "\n",
+            "measured": measured,
+        }
+
+    # -- the whole run --------------------------------------------------------------------
+
+    def run(self) -> VerifyReport:
+        check_stages(self.runner)
+        self.work_root.mkdir(parents=True, exist_ok=True)
+        if self.work.exists():
+            # Only ever the leftovers of an earlier run that did not finish.
+            shutil.rmtree(self.work)
+        self.work.mkdir()
+        failed = False
+        try:
+            for step in (
+                self._solve,
+                self._certify,
+                self._check,
+                self._corpus,
+                self._render,
+                self._flatten,
+                self._lean,
+            ):
+                step()
+        except _Failed:
+            failed = True
+        lean_status = (self.facts.get("lean") or {}).get("status")
+        verdict = "FAIL" if failed else ("PASS" if lean_status == "passed" else "INCOMPLETE")
+        doc = self.manifest_doc(verdict)
+        local = self.work / "manifest.yaml"
+        write_manifest(local, doc, self.key)
+        if verdict == "FAIL":
+            return VerifyReport(verdict, EXIT_FAIL, self.steps, self.work, local, None, doc)
+        # Swap the finished run into place, then publish its manifest.
+        if self.final.exists():
+            old = self.work_root / f"{self.ruleset}.old"
+            if old.exists():
+                shutil.rmtree(old)
+            os.replace(self.final, old)
+            os.replace(self.work, self.final)
+            shutil.rmtree(old)
+        else:
+            os.replace(self.work, self.final)
+        published = self.manifests / f"{self.ruleset}.yaml"
+        data = (self.final / "manifest.yaml").read_bytes()
+        envelope = (self.final / "manifest.dsse.json").read_bytes()
+        write_atomic(published, data)
+        write_atomic(published.with_name(f"{self.ruleset}.dsse.json"), envelope)
+        code = EXIT_PASS if verdict == "PASS" else EXIT_INCOMPLETE
+        return VerifyReport(
+            verdict, code, self.steps, self.final, self.final / "manifest.yaml", published, doc
+        )
+
+
+def _expected_guard(render: dict) -> dict | None:
+    line = (render.get("corpus") or {}).get("guard_hits")
+    if not line:
+        return None
+    body = line.split(None, 1)[1] if " " in line else ""
+    return {k: int(v) for k, _, v in (i.partition("=") for i in body.split(",") if i)}
+
+
+def _observed_axioms(lean: dict, name: str | None) -> list[str] | str:
+    result = lean.get("result") or {}
+    if lean.get("status") != "passed" or name is None:
+        return "not run"
+    return list((result.get("axioms") or {}).get(name, []))
+
+
+def _lean_section(lean: dict, render: dict) -> dict:
+    """Per module: status, seconds, peak MiB, axioms; the toolchain without host paths."""
+    result = lean.get("result")
+    if result is None:
+        modules = [
+            {
+                "module": m["module"],
+                "status": "not run",
+                "seconds": None,
+                "peak_mib": None,
+                "axioms_pinned": m.get("axioms", {}),
+            }
+            for m in render.get("modules", [])
+        ]
+        return {
+            "status": lean.get("status", "not run"),
+            "reason": lean.get("reason"),
+            "toolchain": "not run",
+            "modules": modules,
+            "guard_hits": None,
+        }
+    tc = result.get("toolchain") or {}
+    modules = [
+        {
+            "module": name,
+            "status": rec.get("status"),
+            "cached": rec.get("cached"),
+            "seconds": rec.get("seconds"),
+            "peak_mib": rec.get("peak_mib"),
+            "axioms": rec.get("axioms"),
+        }
+        for name, rec in (result.get("shards") or {}).items()
+    ]
+    return {
+        "status": lean.get("status"),
+        "toolchain": {
+            k: tc.get(k) for k in ("pinned", "lean_version", "matches_pin", "lean", "lake", "elan")
+        },
+        "limits": result.get("limits"),
+        "model_hash": result.get("model_hash"),
+        "modules": modules,
+        "guard_hits": result.get("guard_hits"),
+        "summary": result.get("summary"),
+    }
+
+
+def summary_table(steps: list[Step]) -> str:
+    """The end-of-run table: one row per step.
+
+    >>> print(summary_table([Step("solve", "passed", 1.25, "x wins")]))
+    step      status    seconds  detail
+    solve     passed        1.2  x wins
+    """
+    lines = [f"{'step':<9} {'status':<8} {'seconds':>8}  detail"]
+    for s in steps:
+        secs = "" if s.seconds is None else f"{s.seconds:.1f}"
+        lines.append(f"{s.name:<9} {s.status:<8} {secs:>8}  {s.detail}")
+    return "\n".join(lines)
