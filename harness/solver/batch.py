@@ -46,7 +46,13 @@ from functools import cache
 
 import numpy as np
 
-from harness.rules.geometry import DIRECTIONS, LINE_DIRECTIONS, geometry, surface_step
+from harness.rules.geometry import (
+    DIRECTIONS,
+    LINE_DIRECTIONS,
+    geometry,
+    geometry_for,
+    surface_step,
+)
 from harness.rules.position import Action, Position
 from harness.rules.ruleset import Ruleset
 from harness.rules.symmetry import symmetries
@@ -281,6 +287,62 @@ class Successors:
         return [RESULT_TEXT[r] for r in self.result.tolist()]
 
 
+WINDOW_BITS = 18  # largest look-up table for lines: 2**18 booleans
+
+
+@cache
+def _line_windows(rows: int, cols: int, edge: str):
+    """Tables for :meth:`BatchEngine.has_line`: (shift, mask, wrap mask, wrap shift, table).
+
+    A window is up to three consecutive rows; its index is their bits, the first row lowest.
+    Rows past the bottom edge come from the top on wrapping edges (``wrap_mask`` selects them
+    and ``wrap_shift`` moves them above the others). None when the tables would be too big.
+    """
+    n = rows * cols
+    lines = geometry_for(rows, cols, edge).lines
+    if n <= WINDOW_BITS:
+        windows = [list(range(rows))]
+    elif 3 * cols <= WINDOW_BITS:
+        wraps = edge in ("torus", "klein")
+        starts = range(rows) if wraps else range(rows - 2)
+        windows = [[(r + k) % rows for k in range(3)] for r in starts]
+    else:
+        return None
+    out = []
+    for window in windows:
+        width = len(window) * cols
+        idx = np.arange(1 << width, dtype=np.uint64)
+        table = np.zeros(1 << width, dtype=bool)
+        position = {row: k for k, row in enumerate(window)}
+        for line in lines:
+            rows_of = {sq // cols for sq in line.squares}
+            if not rows_of <= set(window):
+                continue
+            mask = 0
+            for sq in line.squares:
+                mask |= 1 << (position[sq // cols] * cols + sq % cols)
+            m = np.uint64(mask)
+            table |= (idx & m) == m
+        first = window[0]
+        if window == sorted(window) and window == list(range(first, first + len(window))):
+            out.append((np.uint64(first * cols), np.uint64((1 << width) - 1), ZERO, ZERO, table))
+        else:
+            # Wrapped: rows first..rows-1 at the bottom of the index, then 0..k above them.
+            low = rows - first
+            high_rows = len(window) - low
+            wrap_mask = (1 << (high_rows * cols)) - 1
+            out.append(
+                (
+                    np.uint64(first * cols),
+                    np.uint64((1 << (low * cols)) - 1),
+                    np.uint64(wrap_mask),
+                    np.uint64(low * cols),
+                    table,
+                )
+            )
+    return out
+
+
 @cache
 def _engine(rs: Ruleset) -> BatchEngine:
     return BatchEngine(rs)
@@ -394,6 +456,7 @@ class BatchEngine:
                     domain |= 1 << sq
             if domain:
                 self.line_maps.append((SquareMap(first), SquareMap(second), np.uint64(domain)))
+        self.line_windows = _line_windows(rs.rows, rs.cols, rs.edge)
 
     def _build_reach(self) -> None:
         """For "has a move": per direction a planar shift, or per square a reach mask."""
@@ -432,11 +495,29 @@ class BatchEngine:
 
     # --- predicates -----------------------------------------------------------------------
 
-    def has_line(self, b: np.ndarray) -> np.ndarray:
-        """Whether each bitboard holds three in a row on the edge surface."""
+    def has_line_pulled(self, b: np.ndarray) -> np.ndarray:
+        """:meth:`has_line` by pull-backs alone (used to build and check the tables)."""
         found = np.zeros(len(b), dtype=bool)
         for first, second, domain in self.line_maps:
             found |= (b & first.pull(b) & second.pull(b) & domain) != 0
+        return found
+
+    def has_line(self, b: np.ndarray) -> np.ndarray:
+        """Whether each bitboard holds three in a row on the edge surface.
+
+        Every line lies within three consecutive rows (cyclically on wrapping edges), so a
+        table over the bits of each such window of rows answers with one look-up per window;
+        small boards use one table over the whole board.
+        """
+        if self.line_windows is None:
+            return self.has_line_pulled(b)
+        found = None
+        for shift, mask, wrap_mask, wrap_shift, table in self.line_windows:
+            idx = (b >> shift) & mask
+            if wrap_mask:
+                idx |= (b & wrap_mask) << wrap_shift
+            hit = table.take(idx.astype(np.intp))
+            found = hit if found is None else found | hit
         return found
 
     def movement_allowed(self, mb: np.ndarray) -> np.ndarray:

@@ -208,3 +208,22 @@ def test_transition_corpus():
         assert succ.results()[i] == rec["result"], rec
         checked += 1
     assert checked > 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_line_tables_match_the_reference_lines(seed):
+    from harness.rules import geometry
+
+    rng = random.Random(seed)
+    for _ in range(15):
+        rs = random_ruleset(rng, max_side=8)
+        eng = BatchEngine(rs)
+        lines = [line.mask for line in geometry(rs).lines]
+        boards = []
+        for _ in range(300):
+            k = rng.randint(0, min(rs.squares, 12))
+            boards.append(sum(1 << s for s in rng.sample(range(rs.squares), k)))
+        arr = np.array(boards, dtype=np.uint64)
+        expected = [any(b & m == m for m in lines) for b in boards]
+        assert eng.has_line(arr).tolist() == expected, rs.id
+        assert eng.has_line_pulled(arr).tolist() == expected, rs.id
