@@ -25,20 +25,27 @@ the whole group gets ``SIGKILL``, ``lean`` included. Wall time is measured aroun
 and peak RSS comes from ``os.wait4``; on Linux that figure covers the child and the
 descendants it waited for, so it is the larger of lake's and lean's peaks.
 
-**Verdicts** (``status`` in the result, first match wins):
+**Verdicts** (``status`` in the result; checked in this order, first match wins):
 
-=================  ============================================================
-``timeout``        killed at the wall-clock limit
-``memory_limit``   ran out of memory under the cap (or was killed by the OOM killer)
-``sorry``          a declaration uses ``sorry`` (``sorryAx``)
-``forbidden_axiom`` an axiom outside propext, Classical.choice, Quot.sound
-``compile_error``  Lean or Lake reported an error
-``crashed``        exited abnormally without saying why
-``bad_output``     built, but a ``#print axioms`` result or GUARD_HITS line is
-                   missing or unreadable
-``skipped``        not run, because a module it imports (or the prepare build) failed
-``passed``         everything above is clear
-=================  ============================================================
+===================  ==========================================================
+``timeout``          killed at the wall-clock limit
+``memory_limit``     ran out of memory under the cap (or the OOM killer struck)
+``compile_error``    Lean or Lake reported an error in the module (checked before
+                     ``sorry``: Lean adds a theorem whose proof failed with
+                     ``sorryAx``, and the real error is the news)
+``sorry``            a declaration uses ``sorry`` (``sorryAx``)
+``forbidden_axiom``  an axiom outside propext, Classical.choice, Quot.sound
+``compile_error``    only the module's own ``#guard_msgs`` pin failed
+``crashed``          exited abnormally without an error about the code
+``bad_output``       built, but a ``#print axioms`` result or GUARD_HITS line is
+                     missing or unreadable
+``skipped``          not run: a module it imports (or the prepare build) failed
+``passed``           all of the above are clear
+===================  ==========================================================
+
+Only messages positioned in the module's own file (and positionless ones, such as Lean's
+stderr) count for its verdict: Lake replays the saved messages of up-to-date imports.
+A ``#print axioms`` swallowed by a passing ``#guard_msgs`` is read from the pin's docstring.
 """
 
 from __future__ import annotations
@@ -71,7 +78,6 @@ from harness.lean.parse import (
     parse_output,
     pinned_outputs,
     printed_axiom_targets,
-    strip_comments,
 )
 from harness.lean.toolchain import Toolchain
 
@@ -365,7 +371,9 @@ def classify(
         for target in printed_axiom_targets(source):
             if not any(n == target or n.endswith("." + target) for n in axioms):
                 problems.append(f"no `#print axioms {target}` result in the output")
-        if "GUARD_HITS" in strip_comments(source) and out.guard_lines == 0:
+        # Raw text on purpose: a corpus module may print the line through a model function
+        # and name GUARD_HITS only in a comment ("-- Expected: GUARD_HITS ...").
+        if "GUARD_HITS" in source and out.guard_lines == 0:
             problems.append("the module mentions GUARD_HITS but printed no GUARD_HITS line")
     if problems:
         return verdict("bad_output", *problems)
@@ -426,7 +434,7 @@ def discover_modules(project: Path, generated: str = "Generated") -> dict[str, M
         last = name.rsplit(".", 1)[-1]
         if re.fullmatch(r"Shard\d+", last):
             kind = "shard"
-        elif "GUARD_HITS" in strip_comments(source):
+        elif "GUARD_HITS" in source:
             kind = "corpus"
         else:
             kind = "module"
@@ -527,6 +535,24 @@ def run_project(
     ``progress`` None shows a tqdm bar only when stderr is a terminal. ``on_result`` is
     called with each module's record as it is decided (cached ones first). Children still
     running when this is interrupted are killed with their process groups.
+
+    The document (``format`` ``pop-harness/lean-result/1``; the manifest step reads it):
+
+    * ``ok``: every module passed (and the prepare build, if one ran);
+    * ``toolchain``: ``pinned``, ``lean_version``, ``matches_pin``, the full ``lean``,
+      ``lake`` and ``elan`` version lines, ``paths``;
+    * ``model_hash``, ``limits`` (``jobs``, ``memory_bytes``, ``memory_gib``, ``memory_cap``,
+      ``timeout_seconds``), ``allowed_axioms``, ``order`` (a dependency order);
+    * ``prepare``: null, or ``targets``, ``command``, ``status``, ``seconds``, ``peak_mib``,
+      ``messages``, ``log``;
+    * ``shards``: per module name (every rendered module; ``kind`` says shard, corpus or
+      module) ``status``, ``cached``, ``seconds``, ``cpu_seconds``, ``peak_mib``,
+      ``exit_code``, ``signal``, ``axioms`` (theorem -> axioms), ``guard_hits``,
+      ``messages`` (``severity``, ``file``, ``line``, ``col``, ``text``), ``deps``, ``key``
+      (the cache key), ``path``, ``log``; timings of a cached record are from the run that
+      produced it, and a skipped module has null timings;
+    * ``axioms`` and ``guard_hits``: the union over all modules;
+    * ``summary``: ``modules``, ``passed``, ``failed``, ``cached``, ``by_status``.
     """
     limits = limits or Limits()
     project = Path(project)

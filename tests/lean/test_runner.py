@@ -6,6 +6,7 @@ verdicts, limits, order and caching of :func:`harness.lean.runner.run_project`.
 
 from __future__ import annotations
 
+import doctest
 import os
 import shutil
 import signal
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import harness.lean.runner as runner_module
 from harness.cli import HarnessError
 from harness.lean.cache import ResultCache
 from harness.lean.runner import (
@@ -38,6 +40,11 @@ ALL = [
     "Generated.Shard0002",
     "Generated.Shard0003",
 ]
+
+
+def test_docstring_examples() -> None:
+    failures, tried = doctest.testmod(runner_module)
+    assert tried >= 2 and failures == 0
 
 
 def run(world: LeanWorld, *, cache: ResultCache | None = None, **limits) -> dict:
@@ -318,6 +325,32 @@ def test_warnings_replayed_from_a_dependency_are_not_blamed_on_the_module(
     verdict = classify(fake, source=source, file="Generated/Shard0002.lean")
     assert verdict.status == "passed"
     assert verdict.axioms == {"Pop.Generated.shard0002_forceWin": ("propext",)}
+
+
+def test_corpus_that_names_guard_hits_only_in_a_comment_must_print_it() -> None:
+    # The renderer's corpus prints through a model function; its source names GUARD_HITS
+    # only in a comment. A run that prints nothing is still caught.
+    source = (
+        "import Pop.Corpus\nnamespace Generated.Corpus\n"
+        "-- Expected: GUARD_HITS land=3\n#eval IO.println (guardLine branchNames chunks)\n"
+        "end Generated.Corpus\n"
+    )
+    silent = ChildResult(["lake"], 0, None, False, 0.1, 0.1, 1 << 20, "✔ [1/1] Built X (9ms)\n")
+    v = classify(silent, source=source, file="Generated/Corpus.lean")
+    assert v.status == "bad_output"
+    assert "GUARD_HITS" in v.messages[0].text
+    printed = ChildResult(
+        ["lake"],
+        0,
+        None,
+        False,
+        0.1,
+        0.1,
+        1 << 20,
+        "ℹ [1/1] Built X (9ms)\ninfo: Generated/Corpus.lean:4:0: GUARD_HITS land=3\n",
+    )
+    v = classify(printed, source=source, file="Generated/Corpus.lean")
+    assert v.status == "passed" and v.guard_hits == {"land": 3}
 
 
 # --------------------------------------------------------------------------------------------
