@@ -45,7 +45,8 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.rules.position import Position
+from harness.rules.engine import play_unchecked
+from harness.rules.position import Action, Position
 from harness.rules.ruleset import Ruleset
 from harness.solver.batch import DRAW, MOVER_LOSES, MOVER_WINS, BatchEngine, States, engine
 
@@ -275,6 +276,66 @@ class Solution:
         if v < 0:
             return None, None
         return ("x", "o", "draw")[v - 1], (int(plies[0]) if v != DRAW else None)
+
+    def rated_actions(self, pos: Position) -> list[tuple[Action, str, int | None]]:
+        """Every legal action of ``pos`` with its value (``x``/``o``/``draw``) and plies
+        counted from ``pos`` (the action included; None for a draw)."""
+        eng = engine(self.ruleset)
+        succ = eng.successors(States.from_positions([pos]))
+        value, plies = self.lookup(succ.next)
+        out = []
+        for i, action in enumerate(succ.actions()):
+            res = int(succ.result[i])
+            if res:
+                out.append((action, ("x", "o", "draw")[res - 1], None if res == DRAW else 1))
+            else:
+                v = int(value[i])
+                if v < 0:  # a reachable position's children are reachable
+                    raise ValueError(f"{self.ruleset.id}: {pos.text(self.ruleset)} not solved")
+                out.append(
+                    (action, ("x", "o", "draw")[v - 1], None if v == DRAW else int(plies[i]) + 1)
+                )
+        return out
+
+    def best_action(self, pos: Position) -> Action | None:
+        """An optimal action: the fastest win, else a draw, else the slowest loss.
+
+        >>> from harness.rules import Ruleset
+        >>> sol = solve(Ruleset.from_id("pop1-3x3-c3-torus-continue-binempty-king-nozero-nojump"))
+        >>> root = Position.initial(sol.ruleset)
+        >>> action = sol.best_action(root)
+        >>> [r for r in sol.rated_actions(root) if r[0] == action][0][1:]
+        ('x', 7)
+        """
+        me = "xo"[pos.turn]
+        best, best_score = None, None
+        for action, value, plies in self.rated_actions(pos):
+            if value == me:
+                score = (2, -plies)
+            elif value == "draw":
+                score = (1, 0)
+            else:
+                score = (0, plies)
+            if best_score is None or score > best_score:
+                best, best_score = action, score
+        return best
+
+    def principal_line(self, limit: int = 200) -> list[Action]:
+        """Optimal play from the initial position until the game ends (or ``limit``
+        actions, for a draw, which goes on for ever)."""
+        rs = self.ruleset
+        pos = Position.initial(rs)
+        line: list[Action] = []
+        while len(line) < limit:
+            action = self.best_action(pos)
+            if action is None:
+                break
+            line.append(action)
+            out = play_unchecked(rs, pos, action)
+            if out.result is not None:
+                break
+            pos = out.next
+        return line
 
     def summary(self) -> dict:
         return {

@@ -171,3 +171,29 @@ def test_key_index_two_words():
     for k, i in zip(keys.tolist(), ids.tolist(), strict=True):
         assert ref.setdefault(k, len(ref)) == i
     assert ix.find(keys).tolist() == ids.tolist()
+
+
+@pytest.mark.parametrize("rid", [RULESETS[0], RULESETS[4]])
+def test_principal_line_wins_in_the_solved_plies(rid):
+    rs = Ruleset.from_id(rid)
+    sol = solve(rs)
+    line = sol.principal_line()
+    assert len(line) == sol.plies
+    pos = Position.initial(rs)
+    for i, action in enumerate(line):
+        out = play_unchecked(rs, pos, action)
+        if i < len(line) - 1:
+            assert out.result is None
+            pos = out.next
+    assert out.result == sol.value
+
+
+def test_rated_actions_match_brute_force():
+    rs = Ruleset.from_id(RULESETS[0])
+    expected = brute_force(rs)
+    sol = solve(rs)
+    pos = Position.initial(rs)
+    for action, value, plies in sol.rated_actions(pos):
+        out = play_unchecked(rs, pos, action)
+        v, p = expected[out.next] if out.result is None else (out.result, 0)
+        assert (value, plies) == (v, None if v == "draw" else p + 1)

@@ -1,0 +1,278 @@
+"""Benchmark: the numpy batch engine and solver against the reference engine on the same work.
+
+Two tables, printed as Markdown:
+
+1. **Successor generation**: positions from random games of each ruleset, expanded by the
+   reference engine (``legal_actions`` + ``play_unchecked`` per action) and by the batch
+   engine (:meth:`BatchEngine.successors`, in the reference order, absolute positions);
+   positions/s and successors/s of each and the ratio.
+2. **Full solves**: ``python -m harness solve RULESET --json`` in a fresh process (so peak
+   memory is the solve's own), and the same solve done with the reference engine (breadth
+   first over raw positions, then retrograde analysis); positions, value, plies, seconds,
+   positions/s, peak memory, ratio.
+
+Rates are given per CPU second (``process_time``, children's ``ru_utime + ru_stime``) as well
+as per wall second: on a shared machine the wall clock measures the neighbours, and ratios are
+computed on CPU time within one run. Speed targets are read off this table, never asserted.
+
+Usage::
+
+    python benchmarks/bench_solver.py            # 4x4 c3/c4/c5; reference solve on c3 only
+    python benchmarks/bench_solver.py --big      # also the 5x5 c4 strong solve (minutes)
+    python benchmarks/bench_solver.py --reference-all   # reference solves of c4/c5 too (slow)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import subprocess
+import sys
+import time
+from collections import deque
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from harness.rules import Position, Ruleset, legal_actions, play_unchecked  # noqa: E402
+from harness.solver.batch import States, engine  # noqa: E402
+
+FAMILY = [f"pop1-4x4-c{c}-torus-continue-binempty-king-nozero-nojump" for c in (3, 4, 5)]
+BIG = "pop1-5x5-c4-torus-continue-binempty-king-nozero-nojump"
+
+
+def sample_positions(rs: Ruleset, count: int, seed: int = 1) -> list[Position]:
+    """Positions met in random games (line-free, as a solver meets them)."""
+    rng = random.Random(seed)
+    out: list[Position] = []
+    while len(out) < count:
+        pos = Position.initial(rs)
+        for _ in range(60):
+            out.append(pos)
+            acts = legal_actions(rs, pos)
+            if not acts:
+                break
+            o = play_unchecked(rs, pos, rng.choice(acts))
+            if o.result is not None:
+                break
+            pos = o.next
+    return out[:count]
+
+
+def _clock():
+    return time.perf_counter(), time.process_time()
+
+
+def bench_successors(rid: str, count: int) -> dict:
+    rs = Ruleset.from_id(rid)
+    positions = sample_positions(rs, count)
+    w0, c0 = _clock()
+    ref_succ = 0
+    for pos in positions:
+        for action in legal_actions(rs, pos):
+            play_unchecked(rs, pos, action)
+            ref_succ += 1
+    w1, c1 = _clock()
+    eng = engine(rs)
+    states = States.from_positions(positions)
+    eng.successors(states)  # warm the tables
+    reps = 0
+    w2, c2 = _clock()
+    while True:
+        succ = eng.successors(states)
+        reps += 1
+        if time.process_time() - c2 > 0.5:
+            break
+    w3, c3 = _clock()
+    assert len(succ) == ref_succ, (len(succ), ref_succ)
+    ref_cpu, batch_cpu = c1 - c0, (c3 - c2) / reps
+    return {
+        "ruleset": rid,
+        "positions": len(positions),
+        "successors": ref_succ,
+        "reference_pos_per_cpu_s": len(positions) / ref_cpu,
+        "batch_pos_per_cpu_s": len(positions) / batch_cpu,
+        "batch_succ_per_cpu_s": ref_succ / batch_cpu,
+        "reference_wall_s": w1 - w0,
+        "batch_wall_s": (w3 - w2) / reps,
+        "ratio": ref_cpu / batch_cpu,
+    }
+
+
+def batch_solve(rid: str, timeout: float) -> dict:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    w0 = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness", "solve", rid, "--json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=timeout,
+    )
+    wall = time.perf_counter() - w0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"solve {rid} failed ({proc.returncode}): {proc.stderr.strip()}")
+    out = json.loads(proc.stdout)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    out["process_wall_s"] = wall
+    out["cpu_s"] = cpu  # includes interpreter start-up and imports
+    return out
+
+
+def reference_solve(rs: Ruleset) -> dict:
+    """The same solve with the reference engine: raw positions, breadth first, retrograde."""
+    w0, c0 = _clock()
+    start = Position.initial(rs)
+    index = {start: 0}
+    order = [start]
+    children: list[list[int]] = []
+    win_now: list[bool] = []
+    avoid_loss: list[bool] = []  # a drawing action
+    i = 0
+    while i < len(order):
+        pos = order[i]
+        i += 1
+        kids, win, draw = [], False, False
+        for action in legal_actions(rs, pos):
+            o = play_unchecked(rs, pos, action)
+            if o.result is None:
+                j = index.get(o.next)
+                if j is None:
+                    j = index[o.next] = len(order)
+                    order.append(o.next)
+                kids.append(j)
+            elif o.result == "draw":
+                draw = True
+            elif o.result == "xo"[pos.turn]:
+                win = True
+        children.append(kids)
+        win_now.append(win)
+        avoid_loss.append(draw)
+    n = len(order)
+    turn = [p.turn for p in order]
+    parents: list[list[int]] = [[] for _ in range(n)]
+    for p, kids in enumerate(children):
+        for c in kids:
+            parents[c].append(p)
+    winner = [-1] * n  # 0 x, 1 o
+    plies = [0] * n
+    left = [len(k) for k in children]
+    queue: deque[int] = deque()
+    for p in range(n):
+        if win_now[p]:
+            winner[p], plies[p] = turn[p], 1
+            queue.append(p)
+        elif left[p] == 0 and not avoid_loss[p]:
+            winner[p], plies[p] = 1 - turn[p], 1
+            queue.append(p)
+    while queue:  # FIFO: positions leave in order of plies
+        c = queue.popleft()
+        for p in parents[c]:
+            if winner[p] >= 0:
+                continue
+            if winner[c] == turn[p]:
+                winner[p], plies[p] = turn[p], plies[c] + 1
+                queue.append(p)
+            else:
+                left[p] -= 1
+                if left[p] == 0 and not avoid_loss[p]:
+                    winner[p], plies[p] = 1 - turn[p], plies[c] + 1
+                    queue.append(p)
+    w1, c1 = _clock()
+    value = "draw" if winner[0] < 0 else "xo"[winner[0]]
+    return {
+        "ruleset": rs.id,
+        "value": value,
+        "plies": None if value == "draw" else plies[0],
+        "positions": n,
+        "seconds": w1 - w0,
+        "cpu_s": c1 - c0,
+        "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+    }
+
+
+def fmt_rate(x: float | None) -> str:
+    if x is None:
+        return "-"
+    if x >= 1e6:
+        return f"{x / 1e6:.2f} M"
+    if x >= 1e3:
+        return f"{x / 1e3:.1f} k"
+    return f"{x:.0f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--big", action="store_true", help="also solve 5x5 c4 (minutes, GBs)")
+    ap.add_argument("--reference-all", action="store_true", help="reference solves of c4/c5")
+    ap.add_argument("--sample", type=int, default=1500, help="positions for table 1")
+    ap.add_argument("--json", type=Path, help="also write the raw figures here")
+    args = ap.parse_args(argv)
+
+    rulesets = FAMILY + [BIG]
+    print("## Successor generation (same positions, both engines)\n")
+    print(
+        "| ruleset | positions | successors | reference pos/s | batch pos/s "
+        "| batch succ/s | ratio |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    gen = []
+    for rid in rulesets:
+        r = bench_successors(rid, args.sample)
+        gen.append(r)
+        print(
+            f"| {rid} | {r['positions']} | {r['successors']} | "
+            f"{fmt_rate(r['reference_pos_per_cpu_s'])} | {fmt_rate(r['batch_pos_per_cpu_s'])} | "
+            f"{fmt_rate(r['batch_succ_per_cpu_s'])} | {r['ratio']:.0f}x |",
+            flush=True,
+        )
+
+    print("\n## Full solves (positions/s per CPU second; wall seconds in brackets)\n")
+    print(
+        "| ruleset | engine | positions | value | plies | CPU s (wall) | positions/s "
+        "| peak MiB | ratio |"
+    )
+    print("|---|---|---:|---|---:|---:|---:|---:|---:|")
+    solves = []
+    for rid in FAMILY + ([BIG] if args.big else []):
+        b = batch_solve(rid, timeout=3600)
+        rate_b = b["positions"] / b["cpu_s"]
+        row = {"batch": b}
+        ref_rate = None
+        if rid == FAMILY[0] or (args.reference_all and rid in FAMILY):
+            ref = reference_solve(Ruleset.from_id(rid))
+            row["reference"] = ref
+            ref_rate = ref["positions"] / ref["cpu_s"]
+            if (ref["value"], ref["plies"], ref["positions"]) != (
+                b["value"],
+                b["plies"],
+                b["positions"],
+            ):
+                raise SystemExit(f"{rid}: batch {b} and reference {ref} disagree")
+        print(
+            f"| {rid} | batch | {b['positions']} | {b['value']} | {b['plies']} | "
+            f"{b['cpu_s']:.2f} ({b['process_wall_s']:.2f}) | {fmt_rate(rate_b)} | "
+            f"{b['peak_rss_bytes'] / 2**20:.0f} | "
+            f"{'-' if ref_rate is None else f'{rate_b / ref_rate:.0f}x'} |",
+            flush=True,
+        )
+        if "reference" in row:
+            ref = row["reference"]
+            print(
+                f"| {rid} | reference | {ref['positions']} | {ref['value']} | {ref['plies']} | "
+                f"{ref['cpu_s']:.2f} ({ref['seconds']:.2f}) | {fmt_rate(ref_rate)} | "
+                f"{ref['peak_rss_bytes'] / 2**20:.0f} | 1x |",
+                flush=True,
+            )
+        solves.append(row)
+    if args.json:
+        args.json.write_text(json.dumps({"successors": gen, "solves": solves}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
