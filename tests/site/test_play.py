@@ -246,6 +246,15 @@ def test_paste_load_and_copy_position(page):
     assert page.is_visible("#error")
     assert "unknown character 'z'" in page.text_content("#error")
     assert board_position(page) == "..o../...../..x../...../..... 7 7 o"
+    # Pasting onto the page (not into a field) loads a position too.
+    pasted = "x..../...../...../...../..... 7 8 o"
+    page.evaluate(
+        """text => { const data = new DataTransfer(); data.setData('text/plain', text);
+                     document.getElementById('board').dispatchEvent(new ClipboardEvent('paste',
+                       { clipboardData: data, bubbles: true })); }""",
+        pasted,
+    )
+    assert board_position(page) == pasted
     # Copy puts the current position (not the rejected text) on the clipboard.
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     page.click("#position-copy")

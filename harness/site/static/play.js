@@ -67,6 +67,7 @@ function init() {
   board.addEventListener("keydown", onBoardKey);
   document.addEventListener("pointerdown", onPointerDown);
   document.addEventListener("keydown", onGlobalKey);
+  document.addEventListener("paste", onPaste);
   window.addEventListener("hashchange", loadFromHash);
   window.addEventListener("resize", () => sizeBoard());
   loadFromHash();
@@ -653,6 +654,17 @@ function onBoardKey(e) {
     render();
     cellAt(sq).focus();
   }
+}
+
+function onPaste(e) {
+  // Pasting anywhere but in a text field loads the pasted position (Ctrl+V on the board).
+  const tag = (e.target.tagName || "").toLowerCase();
+  if (["input", "textarea"].includes(tag)) return;
+  const text = e.clipboardData?.getData("text/plain");
+  if (!text) return;
+  e.preventDefault();
+  $("position-text").value = text.trim();
+  loadPositionText(text);
 }
 
 function onGlobalKey(e) {
