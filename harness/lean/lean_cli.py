@@ -24,7 +24,7 @@ from tqdm import tqdm
 
 from harness.cli import EXIT_FAILED, EXIT_OK, HarnessError
 from harness.lean.cache import ResultCache, write_json_atomic
-from harness.lean.runner import GIB, Limits, run_project
+from harness.lean.runner import GIB, Limits, discover_modules, run_project
 from harness.lean.toolchain import EXIT_NO_TOOLCHAIN, discover
 
 DEFAULT_MEMORY_GIB = 8.0
@@ -161,6 +161,9 @@ def run_lean(args: argparse.Namespace) -> int:
         raise HarnessError(f"no Lean project at {project} (pass --project DIR)")
     if not any((project / n).is_file() for n in ("lakefile.toml", "lakefile.lean")):
         raise HarnessError(f"{project} has no lakefile.toml or lakefile.lean (pass --project DIR)")
+    # Input problems (nothing rendered, an import cycle) are reported before the toolchain is
+    # looked for, so the exit code does not depend on the machine.
+    discover_modules(project, args.generated)
     toolchain = discover(project)
     if toolchain.matches_pin() is False:
         print(

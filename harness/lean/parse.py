@@ -52,9 +52,10 @@ _LAKE_MSG_RE = re.compile(r"^(?P<sev>error|warning|info|trace): (?:" + _POS + r"
 _LEAN_MSG_RE = re.compile(
     r"^" + _POS + r"(?P<sev>error|warning|info|information)(?:\([^)]*\))?: ?(?P<text>.*)$"
 )
-# Lake's per-job status line: ``✖ [12/40] Building Generated.Shard0003 (1.2s)``.
+# Lake's per-job status line: ``✖ [12/40] Building Generated.Shard0003 (1.2s)`` (Lake before
+# Lean 4.9 printed no icon).
 _LAKE_STATUS_RE = re.compile(
-    r"^(?P<icon>[✔⚠ℹ✖]) \[\d+/\d+\](?: \(Optional\))? (?P<verb>[A-Z][a-z]+) (?P<target>.+?)"
+    r"^(?:(?P<icon>[✔⚠ℹ✖]) )?\[\d+/\d+\](?: \(Optional\))? (?P<verb>[A-Z][a-z]+) (?P<target>.+?)"
     r"(?: \((?P<time>[0-9.]+m?s)\))?$"
 )
 _LAKE_TRAILER_RE = re.compile(

@@ -15,6 +15,8 @@ imports are done, up to ``jobs`` at a time. Lake takes no lock on a workspace, s
 ``lake build`` processes must never share an unbuilt dependency: before the parallel phase one
 *prepare* build makes everything shared up to date — the model modules the rendered modules
 import (``Pop.Rules``, ``Pop.Check``…) and any cached module that a module to be built imports.
+The prepare build runs under the same memory cap and timeout as a module build; if it fails,
+every module still to be built is ``skipped``.
 
 **Limits.** Each ``lake`` process starts in its own process group, with ``RLIMIT_AS`` set in
 the child before ``exec`` (by a tiny Python trampoline, since ``preexec_fn`` is unsafe once

@@ -97,6 +97,12 @@ def test_unusable_input_exits_2(world: LeanWorld, args: list[str], expected: str
     assert expected in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
 
+def test_input_errors_come_before_the_toolchain_check(world: LeanWorld, tmp_path: Path) -> None:
+    env = {**world.env, "PATH": "/usr/bin:/bin", "ELAN_HOME": str(tmp_path / "no-elan")}
+    proc = cli(world, "--project", "lean", "--generated", "Rendered", env=env)
+    assert proc.returncode == 2 and "render" in proc.stderr
+
+
 def test_project_without_lakefile(world: LeanWorld) -> None:
     (world.project / "lakefile.toml").unlink()
     proc = cli(world, "--project", "lean")

@@ -208,6 +208,12 @@ def test_recorded_lake_failure_block() -> None:
     assert out.uses_sorry() and len(out.errors) == 3
 
 
+def test_old_lake_status_lines_without_icons() -> None:
+    msgs, jobs, loose = parse_messages("[1/2] Building Pop.Rules\n[2/2] Building Generated.S\n")
+    assert jobs == {"Pop.Rules": "Building", "Generated.S": "Building"}
+    assert msgs == [] and loose == []
+
+
 def test_lean_direct_format_with_end_position_and_tags() -> None:
     msgs, _, _ = parse_messages(
         "Check.lean:3:4-3:9: error(kernel): deep recursion detected\n"

@@ -513,7 +513,7 @@ def test_real_toolchain_verdicts(tmp_path: Path) -> None:
         'name = "probe"\n\n[[lean_lib]]\nname = "Generated"\nglobs = ["Generated.+"]\n'
     )
     files = {
-        "Good": "theorem good : 2 + 2 = 4 := by decide\n"
+        "Good": "theorem good : True := trivial\n"
         "/-- info: 'good' does not depend on any axioms -/\n#guard_msgs in\n#print axioms good\n"
         '#eval IO.println "GUARD_HITS a=1,b=2"\n',
         "Sorry": "theorem bad : 1 = 2 := sorry\n#print axioms bad\n",
