@@ -153,7 +153,10 @@ def _pop_rays(rows: int, cols: int, edge: str, landing: int) -> tuple[PopRay, ..
 
 
 def _lines(rows: int, cols: int, edge: str) -> tuple[Line, ...]:
-    seen: set[frozenset[int]] = set()
+    # Keyed by direction too: on a 3-row Klein bottle one set of squares can be a line in two
+    # directions (a plain antidiagonal and a diagonal through the twist), and the corpus
+    # reports each direction in which a line stands.
+    seen: set[tuple[str, frozenset[int]]] = set()
     lines = []
     for name, direction in LINE_DIRECTIONS:
         for row in range(rows):
@@ -169,8 +172,8 @@ def _lines(rows: int, cols: int, edge: str) -> tuple[Line, ...]:
                     first.row * cols + first.col,
                     second.row * cols + second.col,
                 )
-                key = frozenset(squares)
-                if len(key) < 3 or key in seen:
+                key = (name, frozenset(squares))
+                if len(key[1]) < 3 or key in seen:
                     continue
                 seen.add(key)
                 mask = sum(1 << s for s in squares)

@@ -62,3 +62,11 @@ def test_movement_tables_never_wrap():
     assert g.king_targets[0] == (1, 4, 5)
     assert g.slide_rays[0][4] == (1, 2, 3)  # right from a1
     assert g.slide_rays[0][0] == ()  # up-left from a1: off the grid, no wrap
+
+
+def test_a_triple_can_be_a_line_in_two_directions_on_a_three_row_klein_bottle():
+    # c1, b2, a3 is a plain antidiagonal, and also a diagonal from a3 through the twist.
+    g = geometry_for(3, 4, "klein")
+    triple = frozenset((2, 5, 8))
+    directions = {line.direction for line in g.lines if frozenset(line.squares) == triple}
+    assert directions == {"antidiagonal", "diagonal"}
