@@ -63,6 +63,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--shard-entries", type=int, default=20000, help="most entries per shard (20000)"
     )
     p.add_argument(
+        "--optimize-rank",
+        type=int,
+        default=5,
+        help="up to this rank every action is weighed for a small certificate, above it only "
+        "those already proven (5; 7 on the 6x6 research ruleset: 2%% smaller, 40%% slower)",
+    )
+    p.add_argument(
         "--no-optimize",
         action="store_true",
         help="take the search's actions as they are (faster, larger)",
@@ -127,7 +134,13 @@ def run_certify(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     attacker = PLAYERS.index(result.winner)
     t1 = time.monotonic()
-    strategy = Strategy.build(search, attacker, optimize=not args.no_optimize)
+    strategy = Strategy.build(
+        search,
+        attacker,
+        optimize=not args.no_optimize,
+        full_rank=args.optimize_rank,
+        progress=None if say is None else (lambda n: say(f"building: {n:,} entries")),
+    )
     shards = strategy.layout(max_entries=args.shard_entries)
     built = time.monotonic() - t1
     try:
