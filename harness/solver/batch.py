@@ -139,7 +139,7 @@ class Permuter:
     def __call__(self, b: np.ndarray) -> np.ndarray:
         out = None
         for start, mask, table in self.chunks:
-            idx = ((b >> start) & mask).astype(np.intp)
+            idx = ((b >> start) & mask).view(np.intp)  # small values: the same bits
             part = table.take(idx)
             out = part if out is None else out | part
         assert out is not None
@@ -516,7 +516,7 @@ class BatchEngine:
             idx = (b >> shift) & mask
             if wrap_mask:
                 idx |= (b & wrap_mask) << wrap_shift
-            hit = table.take(idx.astype(np.intp))
+            hit = table.take(idx.view(np.intp))
             found = hit if found is None else found | hit
         return found
 

@@ -69,14 +69,14 @@ class BudgetExceeded(RuntimeError):
 
 
 class KeyIndex:
-    """Keys to dense indices (0, 1, 2, ... in order of first insertion), vectorized.
+    """Keys to dense indices (0, 1, 2, ... as they are inserted), vectorized.
 
     Open addressing with linear probing; every step of :meth:`add` works on all pending keys
     at once, so a batch of a million keys costs a few dozen numpy operations.
 
     >>> ix = KeyIndex(words=1)
     >>> ix.add(np.array([7, 3, 7, 9], dtype=np.uint64)).tolist()
-    [0, 1, 0, 2]
+    [1, 0, 1, 2]
     >>> ix.add(np.array([9, 4], dtype=np.uint64)).tolist(), len(ix)
     ([2, 3], 4)
     >>> ix.find(np.array([4, 5], dtype=np.uint64)).tolist()
@@ -133,14 +133,16 @@ class KeyIndex:
                 empty &= (cur == self.EMPTY).all(axis=1)
             if insert and empty.any():
                 cand, cslot = pending[empty], s[empty]
-                _, first = np.unique(cslot, return_index=True)  # one winner per free slot
-                win, wslot = cand[first], cslot[first]
+                # One winner per free slot: the last write of a scatter stays.
+                self.index[cslot] = -2 - cand
+                won = self.index[cslot] == -2 - cand
+                win, wslot = cand[won], cslot[won]
                 self.table[wslot] = rows[win]
                 claimed_rows.append(win)
                 claimed_slots.append(wslot)
                 # Losers of a claim look at the same slot again (now taken) next round.
                 done = same.copy()
-                done[np.flatnonzero(empty)[first]] = True
+                done[np.flatnonzero(empty)[won]] = True
                 move = ~done & ~empty
             else:
                 done = same | empty
@@ -158,19 +160,33 @@ class KeyIndex:
         return out
 
     def add(self, keys: np.ndarray) -> np.ndarray:
-        """Indices of ``keys``, inserting those not yet present."""
+        """Indices of ``keys``, inserting those not yet present (new keys are numbered in
+        increasing key order)."""
         if len(keys) == 0:
             return np.zeros(0, dtype=np.int64)
-        uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-        # New keys are numbered in order of first occurrence in ``keys``.
-        order = np.argsort(first, kind="stable")
-        uniq = uniq[order]
-        rank = np.empty_like(order)
-        rank[order] = np.arange(len(order))
+        # Distinct keys by one sort (numpy's vectorized quicksort), not np.unique's hashing.
+        order = np.argsort(keys)
+        ordered = keys[order]
+        first = np.ones(len(keys), dtype=bool)
+        first[1:] = ordered[1:] != ordered[:-1]
+        uniq = ordered[first]
+        group = np.cumsum(first) - 1
         if 2 * (self.count + len(uniq)) > self.size:
             self._grow(self.count + len(uniq))
         ids = self._probe(self._rows(uniq), insert=True, start=self.count)
-        return ids[rank[inverse.reshape(-1)]]
+        out = np.empty(len(keys), dtype=np.int64)
+        out[order] = ids[group]
+        return out
+
+    @classmethod
+    def of_distinct(cls, keys: np.ndarray, words: int) -> KeyIndex:
+        """An index of distinct ``keys`` where ``keys[i]`` has index i."""
+        ix = cls(words=words, capacity=2 * len(keys) + 1)
+        if len(keys):
+            got = ix._probe(ix._rows(keys), insert=True, start=0)
+            if not np.array_equal(got, np.arange(len(keys))):
+                raise ValueError("KeyIndex.of_distinct: the keys are not distinct")
+        return ix
 
     def find(self, keys: np.ndarray) -> np.ndarray:
         """Indices of ``keys``, -1 for those not present."""
@@ -245,9 +261,7 @@ class Solution:
 
     def index(self) -> KeyIndex:
         if self._index is None:
-            ix = KeyIndex(words=engine(self.ruleset).key_words, capacity=2 * len(self.keys))
-            ix.add(self.keys)
-            self._index = ix
+            self._index = KeyIndex.of_distinct(self.keys, engine(self.ruleset).key_words)
         return self._index
 
     def lookup(self, states: States) -> tuple[np.ndarray, np.ndarray]:
@@ -525,13 +539,17 @@ def enumerate_graph(
                 child = index.add(child_keys)
                 if len(index) > before:
                     fresh = np.flatnonzero(child >= before)
-                    order = np.unique(child[fresh], return_index=True)[1]
-                    key_chunks.append(child_keys[fresh[order]])
+                    new_keys = np.empty(len(index) - before, dtype=child_keys.dtype)
+                    new_keys[child[fresh] - before] = child_keys[fresh]
+                    key_chunks.append(new_keys)
                 parent = local[live] + lo
                 same = ex.passed[live]
                 # One edge per (parent, child, side): actions that lead to the same class.
                 code = (parent.astype(np.int64) << 33) | (child << 1) | same
-                code = np.unique(code)
+                code.sort()
+                keep = np.ones(len(code), dtype=bool)
+                keep[1:] = code[1:] != code[:-1]
+                code = code[keep]
                 parents.append((code >> 33).astype(np.int32))
                 children.append(((code >> 1) & 0xFFFFFFFF).astype(np.int32))
                 sames.append((code & 1).astype(bool))
