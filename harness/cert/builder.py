@@ -160,6 +160,63 @@ class Strategy:
             raise StrategyError("no action keeps the rank (stale or inconsistent table)")
         return best[2], best[3]
 
+    def refine(self, passes: int = 2) -> int:
+        """Re-choose the actions of rank-3 entries now that the whole certificate is known.
+
+        While the strategy was walked, a rank-3 entry could only count as free the
+        immediate-win successors already built; now every other entry's successors are
+        known. Each pass gives every rank-3 entry the action whose successors are least
+        often new (not referenced by any other entry), and drops successors nobody refers
+        to any more. Returns how many entries were removed in total (net).
+        """
+        before = len(self.entries)
+        refs: dict[State, int] = defaultdict(int)
+        for succs in self.successors.values():
+            for t in succs:
+                refs[t] += 1
+        for _ in range(passes):
+            changed = False
+            for s in [s for s, (r, _) in self.entries.items() if r == 3]:
+                if s not in self.entries:
+                    continue
+                old = self.successors[s]
+                for t in old:
+                    refs[t] -= 1
+                best_act, best = self.entries[s][1], old
+                best_cost = sum(1 for t in old if refs[t] == 0)
+                for act, succs in self._alternatives(s, 3):
+                    cost = sum(1 for t, _ in succs if refs[t] == 0)
+                    if cost < best_cost:
+                        best_act, best, best_cost = act, [t for t, _ in succs], cost
+                if best is not old:
+                    changed = True
+                self.entries[s] = (3, best_act)
+                self.successors[s] = best
+                for t in best:
+                    refs[t] += 1
+                    if t not in self.entries:
+                        self.entries[t] = (1, self._choose(t, 1)[0])
+                        self.successors[t] = []
+                for t in old:
+                    if refs[t] == 0 and t in self.entries and self.entries[t][0] == 1:
+                        del self.entries[t]
+                        del self.successors[t]
+            if not changed:
+                break
+        return before - len(self.entries)
+
+    def _alternatives(self, s: State, r: int):
+        """(action, successors with ranks) for every action of ``s`` that keeps rank ``r``."""
+        search = self.search
+        rules, canon = search.rules, search.canon
+        for act in rules.actions(s):
+            res, nxt = rules.play(s, act)
+            if res is not None:
+                continue
+            succs = self._successors_within(canon.image(nxt)[0], r - 1)
+            if succs is not None and all(rt is not None and rt <= r - 2 for _, rt in succs):
+                yield act, succs
+
     def _proven_within(self, c: State, budget: int) -> bool:
         got = self.search.proven_budget(c, self.attacker)
         return got is not None and got <= budget

@@ -141,6 +141,8 @@ def run_certify(args: argparse.Namespace) -> int:
         full_rank=args.optimize_rank,
         progress=None if say is None else (lambda n: say(f"building: {n:,} entries")),
     )
+    if not args.no_optimize:
+        strategy.refine()
     shards = strategy.layout(max_entries=args.shard_entries)
     built = time.monotonic() - t1
     try:

@@ -66,6 +66,23 @@ def test_optimising_makes_the_certificate_smaller():
     assert len(small.entries) < len(plain.entries)
 
 
+def test_refining_never_grows_and_stays_valid(tmp_path):
+    strategy = strategy_for(FIVE)
+    before = len(strategy.entries)
+    removed = strategy.refine()
+    assert removed == before - len(strategy.entries) and removed > 0
+    # Every successor is still an entry of smaller rank, and nothing unreferenced is left.
+    referenced = {strategy.search.root()}
+    for s, succs in strategy.successors.items():
+        for t in succs:
+            assert strategy.entries[t][0] < strategy.entries[s][0]
+            referenced.add(t)
+    assert referenced == set(strategy.entries)
+    root = "...../...../...../...../..... 8 8 x"
+    write_certificate(tmp_path / "c", FIVE.id, "x", root, strategy.layout())
+    assert check_certificate(tmp_path / "c").ok
+
+
 def test_layout_falls_back_to_rank_order_when_placement_ranks_cycle():
     """Under reincarnation a fall returns a checker to the bin, so successors can have a
     higher placement rank; a cycle between groups must still give a valid order."""
