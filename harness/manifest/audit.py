@@ -242,7 +242,7 @@ class Auditor:
         memory_gib: float | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         runner: HarnessRunner | None = None,
-        lean_runner: LeanRunner = run_lean_file,
+        lean_runner: LeanRunner | None = None,
         limits: Limits | None = None,
         force: bool = False,
     ) -> None:
@@ -254,7 +254,7 @@ class Auditor:
         self.memory_gib = memory_gib
         self.timeout = timeout
         self.runner = runner or HarnessRunner()
-        self.lean_runner = lean_runner
+        self.lean_runner = lean_runner or run_lean_file
         self.limits = limits
         self.force = force
         self.checks: list[Check] = []

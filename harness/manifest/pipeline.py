@@ -353,6 +353,9 @@ class Pipeline:
         info = self.facts["render"]
         roots = [m["module"] for m in info.get("modules", [])]
         project = self.work / "lean"
+        self.say(
+            f"[{len(self.steps) + 1}] flatten: {MODEL_FILE} from {len(roots)} rendered modules"
+        )
         try:
             text, order = flatten(project, roots)
         except FlattenError as exc:

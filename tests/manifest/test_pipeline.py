@@ -1,0 +1,163 @@
+"""``verify``: the orchestration, against the recorded stand-in of the other stages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.manifest.fsutil import sha256_file
+from harness.manifest.manifest import read_signed
+from harness.manifest.pipeline import Pipeline, StageMissingError
+from harness.manifest.stages import HarnessRunner
+from tests.manifest.conftest import make_run
+from tests.manifest.standin import RULESET, StandIn, tiny_lean_project
+
+
+def test_missing_stages_are_named_and_nothing_runs(tmp_path, key):
+    runner = StandIn(missing={"render", "lean"})
+    pipe = Pipeline(
+        RULESET,
+        key,
+        runner=runner,
+        work_root=tmp_path / "out",
+        manifests=tmp_path / "manifests",
+        say=lambda s: None,
+    )
+    with pytest.raises(StageMissingError) as err:
+        pipe.run()
+    assert "`render` (harness/lean), `lean` (harness/lean)" in str(err.value)
+    assert runner.calls == []
+    assert not (tmp_path / "out").exists() and not (tmp_path / "manifests").exists()
+
+
+def test_lean_without_toolchain_is_incomplete_and_recorded_as_not_run(verified, key):
+    report = verified.report
+    assert (report.verdict, report.exit_code) == ("INCOMPLETE", 3)
+    assert [s.name for s in report.steps] == [
+        "solve",
+        "certify",
+        "check",
+        "corpus",
+        "render",
+        "flatten",
+        "lean",
+    ]
+    doc, _ = read_signed(verified.manifest, key.public)
+    assert doc["kind"] == "verify" and doc["ruleset"] == RULESET
+    # Everything issue 5 asks a manifest to record.
+    assert len(doc["certificate"]["hash"]) == 64
+    assert [s["file"] for s in doc["certificate"]["shards"]] == ["shard-0000-p16.jsonl.gz"]
+    assert {"describe", "revision", "dirty"} <= set(doc["solver"])
+    assert {"python", "numpy", "platform"} <= set(doc["environment"])
+    assert doc["lean"]["status"] == "not run" and "no Lean toolchain" in doc["lean"]["reason"]
+    assert [m["status"] for m in doc["lean"]["modules"]] == ["not run"] * 3
+    assert doc["corpus"]["guard_hits"] == {"place": 3, "push": 2}
+    assert doc["final_theorem"]["name"] == "Generated.Main.initial_force_win"
+    assert doc["final_theorem"]["statement"].startswith("theorem initial_force_win")
+    assert doc["final_theorem"]["axioms"] == "not run"
+    assert doc["check"]["measured"] == "not measured here"
+    # The file list is exact: every vouched file, with its real SHA-256, nothing else.
+    work = verified.work
+    on_disk = sorted(
+        p.relative_to(work).as_posix()
+        for top in ("certificate", "corpus", "lean", "formal")
+        for p in (work / top).rglob("*")
+        if p.is_file() and ".lake" not in p.parts
+    )
+    assert sorted(doc["files"]) == on_disk
+    assert all(sha256_file(work / rel) == h for rel, h in doc["files"].items())
+    assert "lean/.lake/junk.olean" not in doc["files"]
+    assert doc["check"]["model_sha256"] == doc["files"]["formal/Game.lean"]
+
+
+def test_the_manifest_holds_no_host_paths(tmp_path, key, monkeypatch):
+    monkeypatch.setattr(
+        "tests.manifest.standin.NO_TOOLCHAIN",
+        f"error: no Lean toolchain: lean not in {Path.home()}/.elan/bin",
+    )
+    run = make_run(tmp_path, key)
+    text = run.manifest.read_text()
+    assert str(tmp_path) not in text and str(Path.home()) not in text
+    assert "~/.elan/bin" in text
+
+
+def test_lean_passed_is_pass_with_measured_time_and_observed_axioms(verified_lean, key):
+    assert (verified_lean.report.verdict, verified_lean.report.exit_code) == ("PASS", 0)
+    doc, _ = read_signed(verified_lean.manifest, key.public)
+    assert doc["lean"]["status"] == "passed"
+    assert doc["final_theorem"]["axioms"] == ["propext"]
+    assert doc["check"]["measured"]["seconds"] == 7.5
+    assert doc["check"]["measured"]["peak_mib"] == 512.0
+    assert (
+        "'Generated.Main.initial_force_win' depends on axioms: [propext]"
+        in (doc["check"]["expected_output"])
+    )
+    text = verified_lean.manifest.read_text()
+    assert "/somewhere/on/the/host" not in text and "/home/someone" not in text
+
+
+def test_guard_hits_that_disagree_with_the_corpus_fail(tmp_path, key):
+    run = make_run(tmp_path, key, lean="guard")
+    assert (run.report.verdict, run.report.exit_code) == ("FAIL", 1)
+    assert "GUARD_HITS differ" in run.report.steps[-1].detail
+
+
+def test_a_failed_step_stops_the_run_and_keeps_the_good_one(tmp_path, key):
+    good = make_run(tmp_path, key)
+    before = {p: p.read_bytes() for p in good.work.rglob("*") if p.is_file()}
+    published = good.manifest.read_bytes()
+    runner = StandIn(fail="check")
+    pipe = Pipeline(
+        RULESET,
+        key,
+        runner=runner,
+        work_root=good.work_root,
+        manifests=good.manifests,
+        lean_project=tmp_path / "lean-src",
+        say=lambda s: None,
+    )
+    report = pipe.run()
+    assert (report.verdict, report.exit_code) == ("FAIL", 1)
+    assert [c[0] for c in runner.calls] == ["solve", "certify", "check"]
+    assert report.steps[-1].status == "failed" and "told to fail" in report.steps[-1].detail
+    # The failed run's signed manifest stays in its own folder; nothing good was touched.
+    assert report.manifest == good.work_root / f"{RULESET}.partial" / "manifest.yaml"
+    doc, _ = read_signed(report.manifest, key.public)
+    assert doc["verdict"] == "FAIL"
+    assert good.manifest.read_bytes() == published
+    assert {p: p.read_bytes() for p in good.work.rglob("*") if p.is_file()} == before
+
+
+def test_a_certificate_for_the_other_player_fails(tmp_path, key):
+    run = make_run(tmp_path, key, winner="o")
+    assert run.report.verdict == "FAIL"
+    assert "certificate says o wins, solve says x" in run.report.steps[-1].detail
+
+
+def test_cli_verify_names_missing_stages(monkeypatch, capsys):
+    monkeypatch.setattr(HarnessRunner, "commands", lambda self: {"solve", "corpus"})
+    from harness.manifest.keys import default_key_path, generate
+
+    generate(default_key_path())
+    assert main(["verify"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: verify cannot run") and "`certify` (harness/cert)" in err
+    assert err.count("\n") == 1
+
+
+def test_cli_verify_without_a_key_says_how_to_make_one(capsys):
+    assert main(["verify"]) == 2
+    assert "keys generate" in capsys.readouterr().err
+
+
+def test_lean_project_copy_skips_build_output(tmp_path):
+    from harness.manifest.pipeline import copy_lean_project
+
+    src = tiny_lean_project(tmp_path / "src")
+    (src / "Generated").mkdir()
+    (src / "Generated" / "Old.lean").write_text("-- stale")
+    copied = copy_lean_project(src, tmp_path / "dst")
+    assert sorted(copied) == ["Pop.lean", "Pop/Rules.lean", "lakefile.toml", "lean-toolchain"]
+    assert not (tmp_path / "dst" / ".lake").exists()
