@@ -165,6 +165,15 @@ def find_lean(pin: str) -> tuple[list[str] | None, str, str | None]:
     return [str(lean)], "", version
 
 
+def address_space_cap(memory_gib: float) -> int:
+    """RLIMIT_AS for a run with ``-M`` of ``memory_gib``: half again, and at least 4 GiB more.
+
+    >>> address_space_cap(8) // GIB, address_space_cap(60) // GIB
+    (12, 90)
+    """
+    return int(memory_gib * GIB + max(4 * GIB, memory_gib * GIB / 2))
+
+
 def run_lean_file(folder: Path, pin: str, memory_gib: float, timeout: float) -> LeanRun:
     """Run ``lean [+PIN] -M… Check.lean`` in ``folder`` under an address-space cap."""
     from harness.lean.runner import run_limited
@@ -173,7 +182,10 @@ def run_lean_file(folder: Path, pin: str, memory_gib: float, timeout: float) -> 
     if prefix is None:
         return LeanRun(False, reason, version=version)
     command = [*prefix, f"-M{int(memory_gib * 1024)}", "Check.lean"]
-    result = run_limited(command, cwd=folder, memory_bytes=int(memory_gib * GIB), timeout=timeout)
+    # -M is Lean's own (soft) limit on what it allocates; the OS cap is on address space,
+    # which runs well above resident memory, so it gets headroom over -M.
+    cap = address_space_cap(memory_gib)
+    result = run_limited(command, cwd=folder, memory_bytes=cap, timeout=timeout)
     return LeanRun(
         True,
         "",
@@ -382,6 +394,7 @@ class Auditor:
             self._add("manifest kind", "failed", f"a {doc.get('kind')} manifest, not a seal")
             return
         good = self._members(ar, root, doc, work / root)
+        self._verify_manifest(doc, work / root, good)
         self._python_check(doc, work / root, good)
         check = doc.get("check") or {}
         expected = check.get("expected_output")
@@ -459,6 +472,39 @@ class Auditor:
         else:
             self._add("members", "passed", f"{len(good)} members match the manifest")
         return good
+
+    def _verify_manifest(self, doc: dict, base: Path, good: set[str]) -> None:
+        """The verify run's own manifest, sealed inside: signed by the same key, and saying
+        the same about the result as the seal manifest."""
+        rel = (doc.get("sealed_from") or {}).get("manifest")
+        env_rel = rel[: -len(".yaml")] + ".dsse.json" if rel and rel.endswith(".yaml") else None
+        if not rel or rel not in good or env_rel not in good:
+            self._add("verify manifest", "failed", f"{rel}: missing or changed")
+            return
+        envelope = (base / env_rel).read_bytes()
+        try:
+            if self.verify_key is not None:
+                payload = dsse.verify(envelope, self.verify_key, dsse.MANIFEST_TYPE)
+            else:
+                payload = dsse.parse(envelope)[1]
+            inner = parse_payload(payload)
+        except (dsse.EnvelopeError, dsse.SignatureError, ManifestError) as exc:
+            self._add("verify manifest", "failed", f"{env_rel}: {exc}")
+            return
+        problems = []
+        if payload != (base / rel).read_bytes():
+            problems.append(f"{rel} differs from its signed payload")
+        if sha256_bytes(payload) != (doc.get("sealed_from") or {}).get("sha256"):
+            problems.append(f"{rel} is not the manifest the seal names")
+        for field_ in ("ruleset", "verdict", "certificate", "final_theorem", "check", "lean"):
+            if inner.get(field_) != doc.get(field_):
+                problems.append(f"'{field_}' differs between {rel} and {MANIFEST_NAME}")
+        if problems:
+            self._add("verify manifest", "failed", "; ".join(problems))
+        elif self.verify_key is None:
+            self._add("verify manifest", "not run", "no public key given (--key)")
+        else:
+            self._add("verify manifest", "passed", f"{rel}: signed, and agrees with the seal")
 
     def _python_check(self, doc: dict, base: Path, good: set[str]) -> None:
         cert = base / "certificate"

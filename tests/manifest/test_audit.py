@@ -6,6 +6,7 @@ import hashlib
 import io
 import os
 import stat
+import struct
 import warnings
 import zipfile
 from pathlib import Path
@@ -169,10 +170,39 @@ def test_tampered_archives_fail_with_every_difference(verified, tmp_path, mutati
     change, message = MUTATIONS[mutation]
     path, _, _ = archive_of(verified, tmp_path)
     bad = rewrite(path, tmp_path / "bad.zip", change)
+    outside = sorted(p for p in verified.root.rglob("*"))
     verdict, code, report = audit(bad, tmp_path / "audit", verified)
     assert (verdict, code) == ("FAIL", 1)
     assert any(message in d for d in report["differences"]), report["differences"]
     assert (tmp_path / "audit" / "audit.yaml").is_file()
+    # Everything the audit wrote is inside its output folder.
+    new = sorted(set(verified.root.rglob("*")) - set(outside))
+    assert new and all(p.is_relative_to(tmp_path / "audit") for p in new)
+
+
+def test_a_verify_manifest_signed_by_someone_else_fails(tmp_path, key, other_key):
+    """The seal is ours, but the run it seals was signed by another key: the chain breaks."""
+    from harness.manifest.archive import write_deterministic
+    from harness.manifest.manifest import sign_manifest
+    from harness.manifest.seal import ENVELOPE_NAME, MANIFEST_NAME, collect, seal_doc
+    from tests.manifest.conftest import make_run
+
+    run = make_run(tmp_path, other_key)
+    doc, yml = read_signed(run.manifest, other_key.public)
+    env = run.manifest.with_name(run.manifest.name.replace(".yaml", ".dsse.json")).read_bytes()
+    members = collect(doc, run.work, yml, env)
+    name = next(iter(members)).split("/")[0]
+    data, envelope = sign_manifest(seal_doc(doc, members, name, yml), key)
+    members[f"{name}/{MANIFEST_NAME}"], members[f"{name}/{ENVELOPE_NAME}"] = data, envelope
+    path = tmp_path / "mixed.zip"
+    with open(path, "wb") as fh:
+        write_deterministic(fh, members)
+    run.key = key
+    verdict, _, report = audit(path, tmp_path / "audit", run)
+    assert verdict == "FAIL"
+    assert statuses(report)["manifest signature"] == "passed"
+    assert statuses(report)["verify manifest"] == "failed"
+    assert "no signature verifies" in " ".join(report["differences"])
 
 
 def test_a_bit_flip_in_the_raw_archive_fails(verified, tmp_path):
@@ -242,7 +272,16 @@ def _symlink_zip() -> bytes:
     return _zip([(info, b"/etc/passwd")])
 
 
+def _huge_zip() -> bytes:
+    """A small member whose header claims about 3.75 GiB: refused before anything is read."""
+    data = bytearray(_zip([("x/formal/Game.lean", b"theorem t : True := trivial\n")]))
+    record = data.find(b"PK\x01\x02")
+    struct.pack_into("<L", data, record + 24, 0xF0000000)
+    return bytes(data)
+
+
 HOSTILE = {
+    "huge member": (_huge_zip(), "bytes uncompressed, over"),
     "path traversal": (
         _zip([("x/formal/Game.lean", b""), ("x/../../evil.sh", b"boom")]),
         "climbs out",
