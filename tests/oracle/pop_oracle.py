@@ -282,6 +282,17 @@ def has_line(rs: Ruleset, board: dict, player: str) -> bool:
     return False
 
 
+def line_owners(rs: Ruleset, board: dict) -> set[str]:
+    """The players with a line (the same as :func:`has_line` for both, in one pass)."""
+    get = board.get
+    owners = set()
+    for a, b, c in line_triples(rs):
+        owner = get(a)
+        if owner is not None and get(b) == owner and get(c) == owner:
+            owners.add(owner)
+    return owners
+
+
 # --------------------------------------------------------------------------------------------
 # Legal actions
 
@@ -325,6 +336,20 @@ def destinations(rs: Ruleset, board: dict, src: tuple[int, int]) -> list[tuple[i
     if rs.zero:
         result.append(src)  # the checker stays and pops again
     return result
+
+
+def has_action(rs: Ruleset, pos: Position) -> bool:
+    """Whether the player to move has a legal action (what *Stuck* asks), without listing
+    them all."""
+    if pos.bin(pos.turn) > 0 and len(pos.board) < rs.rows * rs.cols:
+        return True
+    if can_move(rs, pos):
+        return any(
+            destinations(rs, pos.board, src)
+            for src, owner in pos.board.items()
+            if owner == pos.turn
+        )
+    return False
 
 
 def legal_actions(rs: Ruleset, pos: Position) -> list[tuple]:
@@ -423,7 +448,8 @@ def play(
         return Position(board, (bins["x"], bins["o"]), turn)
 
     # Result 1: lines.
-    mine, theirs = has_line(rs, board, me), has_line(rs, board, opp)
+    owners = line_owners(rs, board)
+    mine, theirs = me in owners, opp in owners
     if mine and theirs:
         return Outcome(at(opp), "draw", branches + ["line-both"])
     if mine:
@@ -442,11 +468,11 @@ def play(
             return Outcome(at(opp), me, branches + ["ringout-loss"])
     # Stuck: decide the position as handed over.
     handed = at(opp)
-    if not legal_actions(rs, handed):
+    if not has_action(rs, handed):
         if rs.stuck == "draw":
             return Outcome(at(opp), "draw", branches + ["stuck-draw"])
         handed = at(me)
-        if not legal_actions(rs, handed):
+        if not has_action(rs, handed):
             return Outcome(at(opp), "draw", branches + ["stuck-both"])
         branches.append("stuck-pass")
     # Result 3: repetition, on the position as handed over.

@@ -402,6 +402,7 @@ def test_lines_follow_the_edge_surface(edge, squares, is_line):
     rs = po.parse_ruleset(ruleset(board="4x4", edge=edge))
     assert po.has_line(rs, {sq: "o" for sq in squares}, "o") is is_line
     assert po.has_line(rs, {sq: "o" for sq in squares}, "x") is False
+    assert po.line_owners(rs, {sq: "o" for sq in squares}) == ({"o"} if is_line else set())
 
 
 def test_ringout_loss_and_draw():
@@ -552,4 +553,5 @@ def test_reachable_graph_is_closed_and_has_no_terminal_positions(rid):
         pos = po.parse_position(rs, key)
         # Every reachable position has a move (stuck players were passed over or drawn).
         assert len(out) == len(po.legal_actions(rs, pos)) > 0
+        assert po.has_action(rs, pos)
         assert not po.has_line(rs, pos.board, "x") and not po.has_line(rs, pos.board, "o")
