@@ -49,7 +49,7 @@ from harness.lean.toolchain import (
 )
 from harness.manifest import dsse
 from harness.manifest.archive import ArchiveError, IntegrityError, Limits, SafeArchive
-from harness.manifest.fsutil import sha256_bytes, sha256_file, write_atomic
+from harness.manifest.fsutil import scrub_paths, sha256_bytes, sha256_file, write_atomic
 from harness.manifest.keys import SigningKey
 from harness.manifest.manifest import ManifestError, environment, now_utc, parse_payload
 from harness.manifest.manifest import write_manifest as write_signed
@@ -528,7 +528,13 @@ class Auditor:
         if done.returncode == 0:
             self._add("python check", "passed", "certificate accepted by the Python checker")
         else:
-            self._add("python check", "failed", f"rejected: {done.last_error_line()}")
+            line = scrub_paths(done.last_error_line(), {str(base): "ARCHIVE"})
+            line = line.removeprefix("error: ")
+            self._add(
+                "python check",
+                "failed",
+                line if line.startswith("rejected") else f"rejected: {line}",
+            )
 
     # -- the Lean step, shared by both layouts ---------------------------------------------
 

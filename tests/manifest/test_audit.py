@@ -249,6 +249,8 @@ def test_python_check_rejection_fails(verified, tmp_path):
     path, _, _ = archive_of(verified, tmp_path)
     verdict, _, report = audit(path, tmp_path / "a", verified, runner=StandIn(fail="check"))
     assert verdict == "FAIL" and statuses(report)["python check"] == "failed"
+    detail = next(c["detail"] for c in report["checks"] if c["check"] == "python check")
+    assert detail == "rejected: check stand-in was told to fail"
 
 
 # --------------------------------------------------------------------------------------------
