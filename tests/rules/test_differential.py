@@ -193,8 +193,7 @@ def test_sample_covers_every_field_and_branch(sample):
     assert len(positions) >= 2000 and len(steps) >= 4000
 
 
-def test_legal_actions_agree(sample):
-    _, positions, _ = sample
+def compare_actions(positions: list[tuple]) -> None:
     requests = [
         {"ruleset": rs.ident, "position": po.format_position(rs, pos)} for rs, pos in positions
     ]
@@ -215,8 +214,7 @@ def test_legal_actions_agree(sample):
     report(disagreements, len(requests), "positions")
 
 
-def test_steps_agree(sample):
-    rng, _, steps = sample
+def compare_steps(steps: list[tuple], rng: random.Random) -> None:
     requests, expected = [], []
     for rs, pos, action in steps:
         text = po.format_position(rs, pos)
@@ -239,6 +237,48 @@ def test_steps_agree(sample):
         elif answer != want:
             disagreements.append(f"{repro('step', request)}\n  oracle {want}\n  engine {answer}")
     report(disagreements, len(requests), "steps")
+
+
+def test_legal_actions_agree(sample):
+    compare_actions(sample[1])
+
+
+def test_steps_agree(sample):
+    compare_steps(sample[2], sample[0])
+
+
+def arbitrary_position(rs: po.Ruleset, rng: random.Random) -> po.Position | None:
+    """A valid position not necessarily reachable: random squares for each colour, bins that
+    complete the count (or, under ringout, any smaller count), either player to move."""
+    squares = rs.squares
+    rng.shuffle(squares)
+    most = min(rs.checkers, len(squares) // 2)
+    nx, no = rng.randint(0, most), rng.randint(0, most)
+    board = {sq: "x" for sq in squares[:nx]} | {sq: "o" for sq in squares[nx : nx + no]}
+    if po.line_owners(rs, board):
+        return None  # a line on the board would already have ended any game
+    left = [rs.checkers - nx, rs.checkers - no]
+    if rs.edge == "ringout":
+        left = [rng.randint(0, n) for n in left]
+    return po.Position(board, (left[0], left[1]), rng.choice("xo"))
+
+
+def test_arbitrary_valid_positions_agree():
+    """Positions off the beaten path of random play: crowded or sparse boards, full or empty
+    bins in any combination, a player to move who may have no action at all."""
+    rng = random.Random(SEED + 1)
+    positions, steps = [], []
+    while len(positions) < 1500:
+        rs = random_ruleset(rng, {})
+        pos = arbitrary_position(rs, rng)
+        if pos is None:
+            continue
+        positions.append((rs, pos))
+        actions = po.legal_actions(rs, pos)
+        steps += [(rs, pos, po.format_action(a)) for a in rng.sample(actions, min(3, len(actions)))]
+    assert any(not po.has_action(rs, pos) for rs, pos in positions)  # some stuck movers
+    compare_actions(positions)
+    compare_steps(steps, rng)
 
 
 DEFAULT = "pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump"
