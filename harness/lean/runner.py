@@ -24,8 +24,11 @@ threads exist). The limit is inherited by the ``lean`` process Lake starts, and 
 OS-enforced cap, unlike ``lean -M``, which Lean only checks now and then. It caps address
 space, which is larger than resident memory, so give it headroom. At the wall-clock timeout
 the whole group gets ``SIGKILL``, ``lean`` included. Wall time is measured around the child,
-and peak RSS comes from ``os.wait4``; on Linux that figure covers the child and the
-descendants it waited for, so it is the larger of lake's and lean's peaks.
+and peak RSS comes from ``os.wait4`` in the trampoline, which forks lake and reports lake's
+rusage back (see ``_TRAMPOLINE`` for why the harness cannot measure its own child); on Linux
+that figure covers lake and the descendants it waited for, so it is the larger of lake's and
+lean's peaks. A child killed at the timeout reports no rusage of its own: its peak is then
+the trampoline's, an over-estimate.
 
 **Verdicts** (``status`` in the result; checked in this order, first match wins):
 
@@ -104,21 +107,45 @@ _MAX_OUTPUT = 32 * MIB
 _MAX_MESSAGES = 200
 _MAX_MESSAGE_CHARS = 4000
 
-# Runs in the child between fork and the real program: set the address-space cap, then
-# exec (same pid, so wait4 still measures the real program). argv: cap, program, args...
+# Runs as the child: set the address-space cap, then run the real program in a fork of this
+# small interpreter, wait for it, and report its rusage on the report pipe. Why not exec in
+# place: on Linux a child's ru_maxrss starts at its parent's peak (fork copies the page
+# tables; vfork shares the parent's memory until exec), so wait4 on a direct child of a big
+# harness process would report the harness's size, not lean's. A grandchild forked from this
+# ~10 MiB interpreter is measured cleanly. The exit status (code or signal) is passed on.
+# argv: cap, report fd, program, args...
 _TRAMPOLINE = """\
-import os, resource, sys
-cap = int(sys.argv[1])
+import os, resource, signal, sys
+cap, report = int(sys.argv[1]), int(sys.argv[2])
 if cap > 0:
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:
         cap = min(cap, hard)
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-try:
-    os.execv(sys.argv[2], sys.argv[2:])
-except OSError as exc:
-    sys.stderr.write(f"error: cannot run {sys.argv[2]}: {exc.strerror}\\n")
-    sys.exit(127)
+pid = os.fork()
+if pid == 0:
+    os.close(report)
+    try:
+        os.execv(sys.argv[3], sys.argv[3:])
+    except OSError as exc:
+        sys.stderr.write(f"error: cannot run {sys.argv[3]}: {exc.strerror}\\n")
+    os._exit(127)
+while True:
+    try:
+        _, status, usage = os.wait4(pid, 0)
+        break
+    except InterruptedError:
+        continue
+os.write(report, f"{usage.ru_maxrss} {usage.ru_utime} {usage.ru_stime}\\n".encode())
+os.close(report)
+code = os.waitstatus_to_exitcode(status)
+if code < 0:
+    try:
+        signal.signal(-code, signal.SIG_DFL)
+    except (OSError, ValueError):  # SIGKILL and SIGSTOP keep their default anyway
+        pass
+    os.kill(os.getpid(), -code)
+sys.exit(code)
 """
 
 
@@ -162,16 +189,21 @@ class _Child:
         self.started = time.monotonic()
         self.deadline = self.started + timeout
         self.result: ChildResult | None = None
+        self._report, report_w = os.pipe()
         argv = [sys.executable, "-I", "-S", "-c", _TRAMPOLINE, str(int(memory_bytes))]
-        self.proc = subprocess.Popen(
-            argv + self.command,
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # own process group, so a kill reaches lean too
-        )
+        try:
+            self.proc = subprocess.Popen(
+                [*argv, str(report_w), *self.command],
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=self._log,
+                stderr=subprocess.STDOUT,
+                pass_fds=(report_w,),
+                start_new_session=True,  # own process group, so a kill reaches lean too
+            )
+        finally:
+            os.close(report_w)
         self.pid = self.proc.pid
         try:
             self.pidfd: int | None = os.pidfd_open(self.pid)
@@ -227,14 +259,25 @@ class _Child:
         if self.pidfd is not None:
             os.close(self.pidfd)
             self.pidfd = None
+        # The trampoline's report on the real program; the trampoline's own rusage (which
+        # includes this process's size, see _TRAMPOLINE) only if it was killed first.
+        maxrss, cpu = usage.ru_maxrss, usage.ru_utime + usage.ru_stime
+        os.set_blocking(self._report, False)
+        try:
+            report = os.read(self._report, 256).split()
+        except BlockingIOError:
+            report = []
+        os.close(self._report)
+        if len(report) == 3:
+            maxrss, cpu = int(report[0]), float(report[1]) + float(report[2])
         self.result = ChildResult(
             command=self.command,
             exit_code=code if code >= 0 else None,
             signal=-code if code < 0 else None,
             timed_out=timed_out,
             seconds=round(seconds, 3),
-            cpu_seconds=round(usage.ru_utime + usage.ru_stime, 3),
-            peak_rss_bytes=int(usage.ru_maxrss) * scale,
+            cpu_seconds=round(cpu, 3),
+            peak_rss_bytes=int(maxrss) * scale,
             output=raw.decode("utf-8", errors="replace"),
         )
 

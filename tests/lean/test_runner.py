@@ -555,3 +555,17 @@ def test_real_project_builds(tmp_path: Path) -> None:
     )
     assert result["ok"], {n: r["messages"][:3] for n, r in result["shards"].items()}
     assert any(name.endswith("initial_force_win") for name in result["axioms"])
+
+
+def test_peak_memory_is_the_programs_not_the_harness(tmp_path) -> None:
+    # A child's ru_maxrss starts at its parent's peak on Linux; the runner must report the
+    # program's own peak however large the harness process has grown.
+    from harness.lean.runner import run_limited
+
+    ballast = bytearray(512 * 1024 * 1024)
+    for i in range(0, len(ballast), 4096):
+        ballast[i] = 1
+    result = run_limited(["/bin/sh", "-c", "exit 0"], cwd=tmp_path, memory_bytes=GIB, timeout=60)
+    del ballast
+    assert result.exit_code == 0
+    assert result.peak_mib < 128
