@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import nox
 
@@ -10,12 +11,13 @@ nox.options.sessions = ["lint", "tests"]
 nox.options.reuse_existing_virtualenvs = True
 
 PYTHON = "3.11"
+DEFAULT_RULESET = "pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump"
 
 
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
-    """Run the whole test suite: pytest, then the JS engine's node tests."""
-    session.install("-e", ".[test]")
+    """Run the whole test suite: pytest (browser tests need /usr/bin/chromium), then node --test."""
+    session.install("-e", ".[test,browser]")
     # Exit code 5 means pytest collected no test (e.g. a -k that matches nothing): not a failure.
     session.run("python", "-m", "pytest", *session.posargs, success_codes=[0, 5])
     if shutil.which("node") and any(_js_tests()):
@@ -25,8 +27,6 @@ def tests(session: nox.Session) -> None:
 
 
 def _js_tests() -> list[str]:
-    from pathlib import Path
-
     return sorted(str(p) for p in Path("tests").rglob("*.test.mjs"))
 
 
@@ -35,3 +35,45 @@ def lint(session: nox.Session) -> None:
     """Check style and common mistakes with ruff."""
     session.install("ruff")
     session.run("ruff", "check", "harness", "tests", "noxfile.py", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def site(session: nox.Session) -> None:
+    """Build the static site into out/site (serve it with python -m http.server -d out/site)."""
+    session.install("-e", ".")
+    session.run("python", "-m", "harness", "site", "--out", "out/site", *session.posargs)
+
+
+@nox.session(python=PYTHON, default=False)
+def lean(session: nox.Session) -> None:
+    """Certify a ruleset (default: the embedded one), render it, check it with real Lean."""
+    session.install("-e", ".[test]")
+    if not (shutil.which("lake") or (Path.home() / ".elan" / "bin" / "lake").exists()):
+        session.skip("no Lean toolchain: install elan, then the toolchain in lean/lean-toolchain")
+    ruleset = session.posargs[0] if session.posargs else DEFAULT_RULESET
+    session.run("python", "-m", "harness", "certify", ruleset, "--out", "out/cert", "--force")
+    session.run("python", "-m", "harness", "render", "out/cert", "--out", "lean/Generated")
+    session.run("python", "-m", "harness", "lean")
+    session.run("python", "-m", "pytest", "-m", "lean", "tests/lean")
+
+
+@nox.session(python=PYTHON)
+def verify(session: nox.Session) -> None:
+    """Solve, certify, check, render, run Lean and sign a manifest (default: embedded ruleset)."""
+    session.install("-e", ".")
+    # Exit 3 is INCOMPLETE: every step passed but Lean could not run here (no toolchain).
+    session.run("python", "-m", "harness", "verify", *session.posargs, success_codes=[0, 3])
+
+
+@nox.session(python=PYTHON)
+def seal(session: nox.Session) -> None:
+    """Write a deterministic zip of the verified run and print its SHA-256."""
+    session.install("-e", ".")
+    session.run("python", "-m", "harness", "seal", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def audit(session: nox.Session) -> None:
+    """Re-check an archive: nox -s audit -- ARCHIVE.zip --sha256 HEX [--key PUB]."""
+    session.install("-e", ".")
+    session.run("python", "-m", "harness", "audit", *session.posargs, success_codes=[0, 3])

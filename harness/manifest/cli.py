@@ -272,6 +272,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _verify(args: argparse.Namespace) -> int:
     from harness.manifest.pipeline import LeanOptions, Pipeline, summary_table
 
+    if args.key is None and not default_key_path().exists():
+        # A first run on a fresh machine: make the default key rather than stop, and say so.
+        try:
+            generate(default_key_path())
+        except KeyFileError as exc:
+            raise HarnessError(str(exc)) from None
+        print(f"made a new signing key {default_key_path()} (publish its .pub; never commit it)")
     key = _signing_key(args.key)
     pipe = Pipeline(
         args.ruleset,
