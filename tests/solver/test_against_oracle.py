@@ -40,6 +40,10 @@ SMALL = [
     "pop1-3x3-c3-torus-draw-nomove-king-nozero-nojump",
     "pop1-4x3-c3-torus-continue-binempty-king-nozero-nojump",
     "pop1-3x4-c3-klein-continue-binempty-king-nozero-nojump",
+    # Both colourings of a class first reached in the same breadth-first level: these found a
+    # lost side bit in the solver's position count.
+    "pop1-3x3-c3-klein-continue-binempty-bishop-nozero-jump",
+    "pop1-3x4-c3-reincarnation-continue-nomove-rook-nozero-jump",
 ]
 # The research family's smallest member (issue 3's first target) and a larger rook ruleset:
 # about a minute or more each in the oracle.
