@@ -65,13 +65,18 @@ def solve_command_exists() -> bool:
     return re.search(r"^\s+solve\b", proc.stdout, re.MULTILINE) is not None
 
 
-def harness_solve(rid: str) -> dict:
+@cache
+def oracle_solution(rid: str) -> po.Solution:
+    return po.solve(po.parse_ruleset(rid))
+
+
+def harness_solve(rid: str, *extra: str) -> dict:
     if not solve_command_exists():
         pytest.skip(
             "`python -m harness solve` does not exist yet (not in `python -m harness --help`)"
         )
     proc = subprocess.run(
-        [sys.executable, "-m", "harness", "solve", rid, "--json"],
+        [sys.executable, "-m", "harness", "solve", rid, "--json", *extra],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -89,7 +94,7 @@ def harness_solve(rid: str) -> dict:
 
 def compare(rid: str) -> None:
     got = harness_solve(rid)
-    solution = po.solve(po.parse_ruleset(rid))
+    solution = oracle_solution(rid)
     want = {
         "ruleset": rid,
         "value": solution.value[0],
@@ -113,3 +118,28 @@ def test_small_rulesets_agree_with_oracle(rid):
 @pytest.mark.parametrize("rid", LARGER)
 def test_larger_rulesets_agree_with_oracle(rid):
     compare(rid)
+
+
+@pytest.mark.parametrize("rid", SMALL)
+def test_every_reachable_position_has_the_oracle_value(rid, tmp_path):
+    """Not just the initial position: the value and plies ``solve --out`` saved for each
+    position the oracle reaches (read back with the solver's own loader, as the site will)."""
+    out = tmp_path / "values.npz"
+    harness_solve(rid, "--out", str(out))
+    try:
+        from harness.rules import Position, Ruleset
+        from harness.solver.retrograde import Solution
+    except ImportError as exc:
+        pytest.skip(f"no loader for solve --out files: {exc}")
+    saved = Solution.load(out)
+    rs = Ruleset.from_id(rid)
+    solution = oracle_solution(rid)
+    disagreements = []
+    for key, value, plies in zip(solution.graph.keys, solution.value, solution.plies, strict=True):
+        got = saved.value_of(Position.from_text(rs, key))
+        if got != (value, plies):
+            disagreements.append(f"{key!r}: oracle {(value, plies)}, saved {got}")
+    assert not disagreements, (
+        f"{rid}: {len(disagreements)} of {len(solution.graph.keys)} positions differ:\n"
+        + "\n".join(disagreements[:20])
+    )
