@@ -172,11 +172,11 @@ def sample():
         rs = po.parse_ruleset(rid)
         positions.append((rs, po.parse_position(rs, text)))
         steps.append((rs, po.parse_position(rs, text), action))
-    return rng, positions, steps
+    return positions, steps
 
 
 def test_sample_covers_every_field_and_branch(sample):
-    _, positions, steps = sample
+    positions, steps = sample
     idents = {rs.ident for rs, _ in positions}
     parts = [ident.split("-") for ident in idents]
     for index, values in enumerate(FIELD_VALUES.values(), start=3):
@@ -214,7 +214,8 @@ def compare_actions(positions: list[tuple]) -> None:
     report(disagreements, len(requests), "positions")
 
 
-def compare_steps(steps: list[tuple], rng: random.Random) -> None:
+def compare_steps(steps: list[tuple]) -> None:
+    rng = random.Random(SEED + 2)  # its own, so a test's selection never changes the sample
     requests, expected = [], []
     for rs, pos, action in steps:
         text = po.format_position(rs, pos)
@@ -240,11 +241,11 @@ def compare_steps(steps: list[tuple], rng: random.Random) -> None:
 
 
 def test_legal_actions_agree(sample):
-    compare_actions(sample[1])
+    compare_actions(sample[0])
 
 
 def test_steps_agree(sample):
-    compare_steps(sample[2], sample[0])
+    compare_steps(sample[1])
 
 
 def arbitrary_position(rs: po.Ruleset, rng: random.Random) -> po.Position | None:
@@ -278,7 +279,7 @@ def test_arbitrary_valid_positions_agree():
         steps += [(rs, pos, po.format_action(a)) for a in rng.sample(actions, min(3, len(actions)))]
     assert any(not po.has_action(rs, pos) for rs, pos in positions)  # some stuck movers
     compare_actions(positions)
-    compare_steps(steps, rng)
+    compare_steps(steps)
 
 
 DEFAULT = "pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump"
