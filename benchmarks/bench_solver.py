@@ -240,10 +240,10 @@ def main(argv: list[str] | None = None) -> int:
 
     print("\n## Full solves (positions/s per CPU second; wall seconds in brackets)\n")
     print(
-        "| ruleset | engine | positions | value | plies | CPU s (wall) | positions/s "
-        "| peak MiB | ratio |"
+        "| ruleset | engine | positions | value | plies | CPU s (wall) | process CPU s "
+        "| positions/s | peak MiB | ratio |"
     )
-    print("|---|---|---:|---|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|")
     solves = []
     for rid in FAMILY + ([BIG] if args.big else []):
         b = batch_solve(rid, timeout=3600)

@@ -54,6 +54,7 @@ from harness.solver.batch import DRAW, MOVER_LOSES, MOVER_WINS, BatchEngine, Sta
 UNKNOWN, WIN, LOSS = 0, 1, 2  # UNKNOWN at the end means draw
 FORMAT = 1
 BATCH = 16384  # positions expanded at once: big enough for numpy, small enough for the cache
+MAX_CLASSES = 1 << 30  # an edge packs (parent, child, side) into one int64
 
 
 class BudgetExceeded(RuntimeError):
@@ -471,6 +472,12 @@ class _Budget:
 
     def check(self, classes: int) -> None:
         elapsed = time.perf_counter() - self.start
+        if classes >= MAX_CLASSES:
+            raise BudgetExceeded(
+                f"more than {MAX_CLASSES} classes: edges pack class indices into 31 bits",
+                classes,
+                elapsed,
+            )
         if self.max_classes is not None and classes > self.max_classes:
             raise BudgetExceeded(
                 f"more than {self.max_classes} classes (budget --max-positions)", classes, elapsed
@@ -556,8 +563,7 @@ def enumerate_graph(
                 sames.append((code & 1).astype(bool))
             if bar is not None:
                 bar.update(len(index) - bar.n)
-            if budget is not None:
-                budget.check(len(index))
+            (budget or _Budget(None, None, None, 0.0)).check(len(index))
         level_start, level_end = level_end, len(index)
     if bar is not None:
         bar.close()
