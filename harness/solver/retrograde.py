@@ -648,7 +648,10 @@ def reachable_sides(graph: Graph) -> np.ndarray:
         c, s = code >> 1, code & 1
         new = (sides[c] >> s & 1) == 0
         c, s = c[new], s[new]
-        sides[c] |= (1 << s).astype(np.int8)
+        # One side at a time: a class reached on both sides in one step appears twice, and
+        # a fancy-indexed |= keeps only the last write.
+        for side_bit in (0, 1):
+            sides[c[s == side_bit]] |= np.int8(1 << side_bit)
         frontier = code[new]
     return sides
 

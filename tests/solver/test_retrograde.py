@@ -64,6 +64,8 @@ RULESETS = [
     "pop1-3x3-c4-ringout-draw-always-bishop-zero-jump",
     "pop1-3x4-c3-ringout-continue-binempty-anywhere-nozero-nojump",
     "pop1-3x3-c3-torus-continue-nomove-king-nozero-nojump",
+    # passes: classes reached on both sides in one step of the count
+    "pop1-3x4-c3-reincarnation-continue-nomove-queen-zero-nojump",
 ]
 
 
