@@ -1,6 +1,11 @@
 """Build the static site: Jinja page templates from ``templates/site`` plus the files of
 ``harness/site/static`` (the browser engine ``pop.js`` and the pages' scripts and styles).
 
+Pages: Home, Play (with perfect play and action values for the rulesets in
+:data:`harness.site.solved.SOLVED_RULESETS`, solved at build time), Rules (with diagrams
+drawn from the engine), Results (every ruleset attempted) and one Replay page per published
+result, read from the artifacts of :mod:`harness.site.artifacts`.
+
 The output is plain files that any static file server can serve; nothing is fetched from the
 network when the pages run. The whole site is built in a temporary folder beside the target and
 swapped in at the end, so an interrupted or failed build never leaves a half-written site.
@@ -8,6 +13,7 @@ swapped in at the end, so an interrupted or failed build never leaves a half-wri
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -19,6 +25,11 @@ import jinja2
 
 from harness.cli import HarnessError
 from harness.rules import RESEARCH_RULESET
+from harness.rules.ruleset import Ruleset
+from harness.site import codeview, diagrams
+from harness.site.artifacts import Result, collect_results
+from harness.site.replay import certified_line
+from harness.site.solved import SOLVED_RULESETS, SolvedTable, build_tables, index_json
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 STATIC_DIR = PACKAGE_DIR / "static"
@@ -48,9 +59,33 @@ PAGES: tuple[Page, ...] = (
         "play.html",
         "Play",
         "play.html.j2",
-        blurb="any ruleset, against a friend or a random mover",
+        blurb="any ruleset, against a friend, a random mover or perfect play",
+    ),
+    Page(
+        "rules",
+        "rules.html",
+        "Rules",
+        "rules.html.j2",
+        blurb="how a turn goes, the pop, the edges and how a game ends",
+    ),
+    Page(
+        "results",
+        "results.html",
+        "Results",
+        "results.html.j2",
+        blurb="every ruleset attempted, with the replay and proof of each published result",
     ),
 )
+
+
+@dataclass(frozen=True)
+class Sources:
+    """Where the artifacts are (see :mod:`harness.site.artifacts`); None: not available."""
+
+    from_dir: Path | None = None
+    manifests_dir: Path | None = None
+    dist_dir: Path | None = None
+    public_key: object | None = None  # an Ed25519 public key to check manifest signatures
 
 
 def _commit() -> str:
@@ -79,9 +114,11 @@ def _environment(template_dir: Path) -> jinja2.Environment:
 
 
 def render_pages(
-    pages: tuple[Page, ...] = PAGES, template_dir: Path = TEMPLATE_DIR
+    pages: tuple[Page, ...] = PAGES,
+    template_dir: Path = TEMPLATE_DIR,
+    extra: dict | None = None,
 ) -> dict[str, str]:
-    """Render every page to text, keyed by output filename."""
+    """Render every page to text, keyed by output filename; ``extra`` is shared context."""
     env = _environment(template_dir)
     nav = [
         {"name": p.name, "href": p.filename, "title": p.title, "blurb": p.blurb}
@@ -93,6 +130,9 @@ def render_pages(
         "commit": _commit(),
         "rules_version": RESEARCH_RULESET.id.split("-", 1)[0],
         "default_ruleset": RESEARCH_RULESET.id,
+        "solved_index": "{}",
+        "results": [],
+        **(extra or {}),
     }
     out: dict[str, str] = {}
     for page in pages:
@@ -116,17 +156,46 @@ def _check_target(out: Path) -> None:
         )
 
 
-def build_site(out: Path | str, pages: tuple[Page, ...] = PAGES) -> list[Path]:
-    """Build the site into ``out`` (replacing an earlier build); return the files written."""
+def build_site(
+    out: Path | str,
+    pages: tuple[Page, ...] = PAGES,
+    *,
+    sources: Sources | None = None,
+    solved: tuple[str, ...] = SOLVED_RULESETS,
+) -> list[Path]:
+    """Build the site into ``out`` (replacing an earlier build); return the files written.
+
+    ``sources`` says where the verify/seal artifacts are (none: the Results page says nothing
+    was given); ``solved`` lists the rulesets solved at build time for perfect play.
+    """
     out = Path(out)
     _check_target(out)
     if not STATIC_DIR.is_dir():
         raise HarnessError(f"site: static folder {STATIC_DIR} is missing")
-    rendered = render_pages(pages)
+    sources = sources or Sources()
+    tables = build_tables(solved)
+    results = collect_results(
+        sources.manifests_dir, sources.from_dir, sources.dist_dir, sources.public_key
+    )
+    extra = {
+        "solved_index": index_json(tables),
+        "solved": [t.meta for t in tables],
+        "results": [result_summary(r) for r in results],
+        "sources": {
+            "from_dir": str(sources.from_dir) if sources.from_dir else None,
+            "manifests_dir": str(sources.manifests_dir) if sources.manifests_dir else None,
+            "dist_dir": str(sources.dist_dir) if sources.dist_dir else None,
+        },
+        **rules_page_context(),
+    }
+    all_pages = tuple(pages) + tuple(replay_page(r) for r in results if r.page)
+    rendered = render_pages(all_pages, extra=extra)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
     try:
         shutil.copytree(STATIC_DIR, tmp / "static", ignore=shutil.ignore_patterns("*.map"))
+        _write_tables(tmp / "static" / "solved", tables)
+        _write_downloads(tmp, results)
         for filename, text in rendered.items():
             (tmp / filename).write_text(text, encoding="utf-8")
         (tmp / MARKER).write_text("built by python -m harness site\n", encoding="utf-8")
@@ -139,6 +208,174 @@ def build_site(out: Path | str, pages: tuple[Page, ...] = PAGES) -> list[Path]:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return sorted(p for p in out.rglob("*") if p.is_file())
+
+
+def _write_tables(folder: Path, tables: list[SolvedTable]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for t in tables:
+        (folder / t.json_name).write_text(json.dumps(t.meta, sort_keys=True), encoding="utf-8")
+        (folder / t.bin_name).write_bytes(t.data)
+
+
+def _write_downloads(root: Path, results: list[Result]) -> None:
+    """Manifests (YAML and envelope) and sealed archives, as downloads beside the pages."""
+    for r in results:
+        folder = root / "results" / r.ruleset
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(r.manifest_path, folder / "manifest.yaml")
+        if r.envelope_path is not None:
+            shutil.copyfile(r.envelope_path, folder / "manifest.dsse.json")
+        if r.archive is not None:
+            shutil.copyfile(r.archive.path, folder / f"{r.archive.name}.zip")
+
+
+# --- the Rules page --------------------------------------------------------------------------
+
+
+def rules_page_context() -> dict:
+    before, after, caption = diagrams.pop_diagrams()
+    return {
+        "edge_diagrams": [
+            {"edge": d.edge, "title": d.title, "caption": d.caption, "svg": d.svg}
+            for d in diagrams.edge_diagrams()
+        ],
+        "pop_diagram": {"before": before, "after": after, "caption": caption},
+        "pop_example": {
+            "ruleset": diagrams.POP_RULESET,
+            "position": diagrams.POP_BEFORE,
+            "action": diagrams.POP_ACTION,
+        },
+    }
+
+
+# --- results and replays ---------------------------------------------------------------------
+
+
+def _guard_hits(line: str | None) -> dict[str, int]:
+    if not line or not line.startswith("GUARD_HITS"):
+        return {}
+    body = line.split(None, 1)[1] if " " in line else ""
+    out = {}
+    for item in body.split(","):
+        name, _, count = item.partition("=")
+        if name and count.isdigit():
+            out[name] = int(count)
+    return out
+
+
+def result_summary(r: Result) -> dict:
+    """What the Results table and a Replay page show about one result, all from artifacts."""
+    m = r.manifest
+    res = m.get("result") or {}
+    cert = m.get("certificate") or {}
+    lean = m.get("lean") or {}
+    check = m.get("check") or {}
+    theorem = m.get("final_theorem") or {}
+    modules = lean.get("modules") or []
+    failed = r.failed_step
+    expected = str(check.get("expected_output") or "")
+    first = expected.splitlines()[0] if expected else None
+    return {
+        "ruleset": r.ruleset,
+        "status": r.status,
+        "verdict": r.verdict,
+        "page": r.page,
+        "created": m.get("created"),
+        "value": res.get("value"),
+        "plies": res.get("plies"),
+        "positions": res.get("positions"),
+        "solve_seconds": res.get("solve_seconds"),
+        "certificate": {
+            "hash": cert.get("hash"),
+            "winner": cert.get("winner"),
+            "entries": cert.get("entries"),
+            "shards": len(cert.get("shards") or []),
+            "python_check": cert.get("python_check") or {},
+        },
+        "lean": {
+            "status": lean.get("status"),
+            "reason": lean.get("reason"),
+            "toolchain": lean.get("toolchain"),
+            "modules": len(modules),
+            "passed": sum(1 for x in modules if x.get("status") == "passed"),
+        },
+        "theorem": {
+            "name": theorem.get("name"),
+            "statement": theorem.get("statement"),
+            "axioms": theorem.get("axioms"),
+            "axioms_pinned": theorem.get("axioms_pinned") or [],
+        },
+        "check": check,
+        "corpus": m.get("corpus") or {},
+        "corpus_hits": (m.get("corpus") or {}).get("guard_hits") or {},
+        "lean_hits": _guard_hits(first),
+        "steps": m.get("steps") or [],
+        "failed_step": failed,
+        "seconds_spent": r.seconds_spent,
+        "solver": (m.get("solver") or {}).get("describe"),
+        "signer": (m.get("signer") or {}).get("keyid"),
+        "signature": r.signature,
+        "environment": m.get("environment") or {},
+        "manifest_href": f"results/{r.ruleset}/manifest.yaml",
+        "envelope_href": (
+            f"results/{r.ruleset}/manifest.dsse.json" if r.envelope_path is not None else None
+        ),
+        "archive": (
+            {
+                "href": f"results/{r.ruleset}/{r.archive.name}.zip",
+                "name": r.archive.name,
+                "file": f"{r.archive.name}.zip",
+                "sha256": r.archive.sha256,
+                "size": r.archive.size,
+                "members": r.archive.members,
+            }
+            if r.archive is not None
+            else None
+        ),
+        "notes": list(r.notes),
+        "has_replay": r.work is not None,
+    }
+
+
+def _script_json(value) -> str:
+    """JSON safe inside <script type="application/json">: no '</' can close the element."""
+    return json.dumps(value, ensure_ascii=False).replace("</", "<\\/")
+
+
+def replay_page(r: Result) -> Page:
+    rs = Ruleset.from_id(r.ruleset)
+    line = None
+    lean_text = None
+    lean_where = None
+    if r.work is not None:
+        line = [s.as_json() for s in certified_line(rs, r.work / "certificate")]
+        verified = r.work / "lean" / "Pop" / "Rules.lean"
+        if verified.is_file():
+            # The model as it was verified, not as the repository has it today.
+            lean_text = verified.read_text(encoding="utf-8")
+            lean_where = "lean/Pop/Rules.lean (as verified)"
+    summary = result_summary(r)
+    data = {
+        "ruleset": rs.id,
+        "winner": summary["certificate"]["winner"],
+        "steps": line or [],
+        "branch_rule": codeview.BRANCH_RULE,
+        "branch_words": codeview.BRANCH_WORDS,
+    }
+    return Page(
+        name="replay",
+        filename=r.page or "",
+        title=f"Replay · {rs.id}",
+        template="replay.html.j2",
+        in_nav=False,
+        context={
+            "result": summary,
+            "line": line,
+            "replay_json": _script_json(data),
+            "rule_list": codeview.rule_list(lean_text, lean_where=lean_where),
+            "rs": {"rows": rs.rows, "cols": rs.cols, "edge": rs.edge, "checkers": rs.checkers},
+        },
+    )
 
 
 def _swap_in(new: Path, out: Path) -> None:

@@ -5,27 +5,82 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.cli import EXIT_OK
+from harness.cli import EXIT_OK, HarnessError
+
+DEFAULT_FROM = Path("out/verify")
+DEFAULT_MANIFESTS = Path("manifests")
+DEFAULT_DIST = Path("dist")
 
 
 def register_site(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "site",
-        help="build the static site (play, rules, replay, proof)",
+        help="build the static site (play, rules, results, replay, proof)",
         description=(
             "Build the static site into DIR: plain files for any static file server, "
             "nothing fetched from the network at run time. An earlier build in DIR is "
-            "replaced whole; a non-empty folder that is not such a build is refused."
+            "replaced whole; a non-empty folder that is not such a build is refused. "
+            "Results come from the signed manifests in MANIFESTS, the verified runs in FROM "
+            "(the certificate each replay is derived from) and the sealed archives in DIST; "
+            "whatever is missing, the pages say so."
         ),
     )
     parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="output folder")
+    parser.add_argument(
+        "--from",
+        dest="from_dir",
+        type=Path,
+        metavar="DIR",
+        help=f"verified runs, as `verify --work` writes them (default {DEFAULT_FROM})",
+    )
+    parser.add_argument(
+        "--manifests",
+        type=Path,
+        metavar="DIR",
+        help=f"published verify manifests (default {DEFAULT_MANIFESTS})",
+    )
+    parser.add_argument(
+        "--dist",
+        type=Path,
+        metavar="DIR",
+        help=f"sealed archives, as `seal` writes them (default {DEFAULT_DIST})",
+    )
+    parser.add_argument(
+        "--key",
+        type=Path,
+        metavar="PUB",
+        help="publisher's public key: check every manifest's signature before publishing it",
+    )
     parser.set_defaults(func=_run)
 
 
-def _run(args: argparse.Namespace) -> int:
-    from harness.site.build import build_site  # jinja2 is only needed when building
+def _folder(given: Path | None, default: Path, flag: str) -> Path | None:
+    """A folder named on the command line must exist; a default one may be absent."""
+    if given is None:
+        return default if default.is_dir() else None
+    if not given.is_dir():
+        raise HarnessError(f"site: {flag} {given}: no such folder")
+    return given
 
-    files = build_site(args.out)
+
+def _run(args: argparse.Namespace) -> int:
+    from harness.site.build import Sources, build_site  # jinja2 is only needed when building
+
+    public = None
+    if args.key is not None:
+        from harness.manifest.keys import load_public
+
+        try:
+            public = load_public(args.key)
+        except (OSError, ValueError) as exc:
+            raise HarnessError(f"site: --key {args.key}: {exc}") from None
+    sources = Sources(
+        from_dir=_folder(args.from_dir, DEFAULT_FROM, "--from"),
+        manifests_dir=_folder(args.manifests, DEFAULT_MANIFESTS, "--manifests"),
+        dist_dir=_folder(args.dist, DEFAULT_DIST, "--dist"),
+        public_key=public,
+    )
+    files = build_site(args.out, sources=sources)
     print(f"site: wrote {len(files)} files to {args.out}")
-    print(f"site: serve it with  python -m http.server -d {args.out}  and open play.html")
+    print(f"site: serve it with  python -m http.server -d {args.out}  and open index.html")
     return EXIT_OK

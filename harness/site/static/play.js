@@ -1,5 +1,6 @@
 // The Play page: every rule comes from pop.js; this module only draws, listens and animates.
 import * as P from "./pop.js";
+import * as S from "./solved.js";
 
 const $ = (id) => document.getElementById(id);
 const FIELD_LABELS = {
@@ -36,12 +37,20 @@ const state = {
   animation: null, // {animations, finish} while a pop is being drawn
   drag: null,
   suppressClick: false,
+  solvedIndex: {}, // ruleset id -> {value, plies, meta}: the tables shipped with the site
+  tables: new Map(), // ruleset id -> Promise of a parsed table
+  table: null, // the current ruleset's table once loaded, else null
 };
 
 // ---------------------------------------------------------------------------------------------
 // Start-up
 
 function init() {
+  try {
+    state.solvedIndex = JSON.parse($("solved-index").textContent);
+  } catch {
+    state.solvedIndex = {};
+  }
   buildFieldSelects();
   $("ruleset-form").addEventListener("submit", (e) => {
     e.preventDefault();
@@ -52,6 +61,8 @@ function init() {
     state.opponent = e.target.value;
     scheduleComputer();
   });
+  $("show-values").addEventListener("change", renderValues);
+  $("values-list").addEventListener("click", onValuesClick);
   $("undo").addEventListener("click", undo);
   $("redo").addEventListener("click", redo);
   $("new-game").addEventListener("click", newGame);
@@ -108,6 +119,7 @@ function startGame(rs, start = null, { keepError = false } = {}) {
   $("ruleset-id").value = rs.id;
   render();
   describeTurn(null);
+  prepareTable(rs);
   scheduleComputer();
 }
 
@@ -264,9 +276,9 @@ function humanToMove() {
   const g = state.game;
   if (g.result !== null) return false;
   const mover = P.PLAYERS[g.position.toMove];
-  if (state.opponent === "random-o") return mover === "x";
-  if (state.opponent === "random-x") return mover === "o";
-  return true;
+  if (state.opponent === "human") return true;
+  // "random-o" / "perfect-o": the computer plays o, the person x (and the other way round).
+  return mover !== state.opponent.slice(-1);
 }
 
 function legalNow() {
@@ -331,6 +343,7 @@ function render() {
   $("redo").disabled = !g.canRedo();
   const text = $("position-text");
   if (document.activeElement !== text) text.value = board.dataset.position;
+  renderValues();
 }
 
 function renderBins() {
@@ -404,7 +417,8 @@ function renderStatus() {
     const canMove = P.movementAllowed(state.rs, pos);
     const canPlace = pos.bins[pos.toMove] > 0;
     const how = canPlace && canMove ? "place or move" : canPlace ? "place" : "move";
-    const who = humanToMove() ? "" : " (random mover thinking…)";
+    const kind = state.opponent.startsWith("perfect") ? "perfect player" : "random mover";
+    const who = humanToMove() ? "" : ` (${kind} thinking…)`;
     status.textContent = `${mover} to ${how}${who}`;
     status.className = `status turn-${mover}`;
     banner.hidden = true;
@@ -532,12 +546,143 @@ function scheduleComputer() {
   renderStatus();
   renderBins();
   if (state.opponent === "human" || g.result !== null || humanToMove()) return;
+  if (state.opponent.startsWith("perfect") && !state.table) return; // waits for the table
   state.computerTimer = setTimeout(() => {
     state.computerTimer = null;
     const actions = state.game.legalActions();
     if (!actions.length || humanToMove()) return;
-    play(actions[Math.floor(Math.random() * actions.length)]);
+    play(computerAction(actions));
   }, COMPUTER_DELAY_MS + (animationsOn() ? ANIMATION_MS : 0));
+}
+
+function computerAction(actions) {
+  if (state.opponent.startsWith("perfect") && state.table) {
+    const best = S.bestAction(state.table, state.game.position);
+    if (best) return best.action;
+    // Only a position set up by hand can be missing from the table (it holds every position
+    // reachable from the start); the note under the opponent says so.
+  }
+  return actions[Math.floor(Math.random() * actions.length)];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Solved rulesets: perfect play and the value of every legal action
+
+function solvedRulesetLinks() {
+  return Object.keys(state.solvedIndex)
+    .map((id) => `<a href="#ruleset=${encodeURIComponent(id)}">${id}</a>`)
+    .join(", ");
+}
+
+function prepareTable(rs) {
+  const entry = state.solvedIndex[rs.id];
+  state.table = null;
+  const note = $("solved-note");
+  for (const option of $("opponent").querySelectorAll("option[data-needs-table]")) {
+    option.disabled = !entry;
+  }
+  if (!entry) {
+    if (state.opponent.startsWith("perfect")) {
+      state.opponent = "human";
+      $("opponent").value = "human";
+    }
+    note.innerHTML =
+      "Perfect play and action values need a ruleset the solver has solved completely: " +
+      (solvedRulesetLinks() || "none ships with this site") +
+      ".";
+    renderValues();
+    return;
+  }
+  const value =
+    entry.value === "draw" ? "a draw" : `won by ${entry.value} in ${entry.plies} plies`;
+  note.textContent = `Solved completely: ${entry.positions} positions; the start is ${value}.`;
+  if (!state.tables.has(rs.id)) state.tables.set(rs.id, S.loadTable(entry.meta));
+  state.tables.get(rs.id).then(
+    (table) => {
+      if (state.rs.id !== rs.id) return; // the ruleset changed while the table was loading
+      state.table = table;
+      $("values").dataset.ready = "true";
+      renderValues();
+      scheduleComputer();
+    },
+    (e) => {
+      state.tables.delete(rs.id);
+      showError(`Could not load the solver's table for ${rs.id}: ${e.message}`);
+    },
+  );
+}
+
+function describeValue(v) {
+  if (v.winner === "draw") return "draw";
+  return `${v.winner} wins in ${v.plies}`;
+}
+
+function renderValues() {
+  const box = $("values");
+  const on = $("show-values").checked;
+  box.hidden = !on;
+  if (!on) return;
+  const here = $("values-here");
+  const list = $("values-list");
+  list.replaceChildren();
+  delete here.dataset.winner;
+  delete here.dataset.plies;
+  if (!state.solvedIndex[state.rs.id]) {
+    here.textContent = "No solver table for this ruleset.";
+    return;
+  }
+  if (!state.table) {
+    here.textContent = "Loading the solver's table…";
+    return;
+  }
+  const g = state.game;
+  if (g.result !== null) {
+    here.textContent = "The game is over.";
+    return;
+  }
+  const pos = g.position;
+  const v = S.valueOf(state.table, pos);
+  const rated = v ? S.ratedActions(state.table, pos) : null;
+  if (!v || !rated) {
+    here.textContent =
+      "This position cannot be reached from the start, so the table has no value for it.";
+    return;
+  }
+  here.dataset.winner = v.winner;
+  here.dataset.plies = v.plies ?? "";
+  here.textContent =
+    v.winner === "draw"
+      ? "This position is a draw with best play."
+      : `${v.winner} wins in ${v.plies} plies with best play.`;
+  const mover = P.PLAYERS[pos.toMove];
+  // Best first, like an endgame-table explorer; ties keep the legal-action order.
+  const order = rated
+    .map((r, i) => ({ r, i, s: S.score(r, mover) }))
+    .sort((a, b) => b.s[0] - a.s[0] || b.s[1] - a.s[1] || a.i - b.i);
+  for (const { r } of order) {
+    const li = document.createElement("li");
+    li.dataset.action = r.text;
+    li.dataset.winner = r.winner;
+    li.dataset.plies = r.plies ?? "";
+    li.className = r.winner === "draw" ? "v-draw" : r.winner === mover ? "v-win" : "v-loss";
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "value-action";
+    button.textContent = r.text;
+    button.disabled = !humanToMove();
+    button.title = `Play ${r.text}`;
+    const span = document.createElement("span");
+    span.className = "value-outcome";
+    span.textContent = describeValue(r);
+    li.append(button, span);
+    list.append(li);
+  }
+}
+
+function onValuesClick(e) {
+  const li = e.target.closest("li[data-action]");
+  if (!li || !e.target.closest("button") || !humanToMove()) return;
+  play(P.parseAction(state.rs, li.dataset.action));
 }
 
 function loadPositionText(text) {
