@@ -2,6 +2,11 @@
 
 Browser tests use Debian's Chromium (never a downloaded browser) through Playwright for
 Python; they are skipped, with the reason, when either is missing.
+
+``verified_run`` makes real artifacts the way a user would, with the harness's own commands
+in a temporary folder: a signing key, ``verify`` of a tiny research-family ruleset (x wins;
+seconds), ``seal`` of it, and ``verify`` of a drawn one (which fails at ``certify``, leaving
+the signed record of an open result). ``published_site`` is the site built from them.
 """
 
 from __future__ import annotations
@@ -9,12 +14,17 @@ from __future__ import annotations
 import functools
 import http.server
 import importlib.util
+import os
+import subprocess
+import sys
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 
-from harness.site.build import build_site
+from harness.site.build import Sources, build_site
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -29,10 +39,88 @@ REPO = Path(__file__).resolve().parents[2]
 SCREENSHOTS = REPO / "out" / "screenshots"
 
 
+WON = "pop1-3x3-c3-torus-continue-binempty-king-nozero-nojump"  # x wins in 7 plies
+DRAWN = "pop1-3x4-c3-torus-continue-binempty-king-nozero-nojump"  # a draw: certify fails
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("site") / "site"
     build_site(out)
+    return out
+
+
+@dataclass(frozen=True)
+class VerifiedRun:
+    root: Path
+    key: Path  # private key (outside any git tree)
+    public: Path
+    work: Path  # verify --work
+    manifests: Path
+    dist: Path
+    won: str
+    drawn: str
+
+    @property
+    def manifest(self) -> dict:
+        return yaml.safe_load((self.manifests / f"{self.won}.yaml").read_text())
+
+    @property
+    def archive(self) -> Path:
+        return self.dist / f"{self.won}-{self.manifest['certificate']['hash'][:12]}.zip"
+
+    def sources(self, **changes) -> Sources:
+        from harness.manifest.keys import load_public
+
+        fields = {
+            "from_dir": self.work,
+            "manifests_dir": self.manifests,
+            "dist_dir": self.dist,
+            "public_key": load_public(self.public),
+        }
+        fields.update(changes)
+        return Sources(**fields)
+
+
+def _harness(*args: str, ok: tuple[int, ...] = (0,)) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    done = subprocess.run(
+        [sys.executable, "-m", "harness", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode in ok, f"harness {' '.join(args)}: exit {done.returncode}\n{done.stderr}"
+    return done
+
+
+@pytest.fixture(scope="session")
+def verified_run(tmp_path_factory) -> VerifiedRun:
+    root = tmp_path_factory.mktemp("artifacts")
+    key = root / "keys" / "signing-key.pem"
+    run = VerifiedRun(
+        root, key, Path(f"{key}.pub"), root / "verify", root / "manifests", root / "dist",
+        WON, DRAWN,
+    )  # fmt: skip
+    _harness("keys", "generate", "--key", str(key))
+    common = ["--work", str(run.work), "--manifests", str(run.manifests), "--key", str(key)]
+    # Exit 3: everything passed but Lean could not run here; 0 where a toolchain exists.
+    _harness("verify", WON, *common, ok=(0, 3))
+    _harness("verify", DRAWN, *common, ok=(1,))
+    _harness(
+        "seal", WON, "--manifests", str(run.manifests), "--work", str(run.work / WON),
+        "--key", str(key), "--out", str(run.archive),
+    )  # fmt: skip
+    return run
+
+
+@pytest.fixture(scope="session")
+def published_site(tmp_path_factory, verified_run) -> Path:
+    out = tmp_path_factory.mktemp("published") / "site"
+    build_site(out, sources=verified_run.sources())
     return out
 
 
@@ -41,9 +129,8 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="session")
-def site_url(built_site):
-    handler = functools.partial(_QuietHandler, directory=str(built_site))
+def _serve(folder: Path):
+    handler = functools.partial(_QuietHandler, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -52,6 +139,16 @@ def site_url(built_site):
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site):
+    yield from _serve(built_site)
+
+
+@pytest.fixture(scope="session")
+def published_url(published_site):
+    yield from _serve(published_site)
 
 
 @pytest.fixture(scope="session")
@@ -70,8 +167,7 @@ def chromium():
             browser.close()
 
 
-@pytest.fixture
-def page(chromium, site_url):
+def _page(chromium, url):
     """A fresh page that fails the test on any script error or any request off the site."""
     context = chromium.new_context(viewport={"width": 1200, "height": 900})
     pg = context.new_page()
@@ -85,14 +181,26 @@ def page(chromium, site_url):
     )
 
     def check_request(request):
-        if not (request.url.startswith(site_url) or request.url.startswith("data:")):
+        if not (request.url.startswith(url) or request.url.startswith("data:")):
             problems.append(f"request off the site: {request.url}")
 
     pg.on("request", check_request)
-    pg.site_url = site_url
+    pg.site_url = url
     yield pg
     context.close()
     assert not problems, "\n".join(problems)
+
+
+@pytest.fixture
+def page(chromium, site_url):
+    """The site built without artifacts (play, rules, an empty results table)."""
+    yield from _page(chromium, site_url)
+
+
+@pytest.fixture
+def published_page(chromium, published_url):
+    """The site built from ``verified_run``: results, a replay, proof and archive."""
+    yield from _page(chromium, published_url)
 
 
 @pytest.fixture(scope="session")
