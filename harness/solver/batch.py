@@ -11,18 +11,22 @@ How a batch is expanded (see :meth:`BatchEngine.expand`): positions are grouped 
 square* L (the placement square or the move's destination). Within one group L is a
 constant, so the pop is a fixed set of rays (neighbour N, target T): whether N is occupied,
 T free and T shared are bit tests at constant squares, and the pushes are constant shifts.
-Lines are found on whole boards with precomputed "pull-back" maps per line direction (the
-squares whose step lies in the board), so a board has a line iff
-``b & pull1(b) & pull2(b) & domain`` is not zero.
+Lines are found on whole boards: every line lies within three consecutive rows (cyclically
+on wrapping edges), so one look-up in a table over the bits of each window of three rows
+answers (one table for the whole board up to 18 squares); boards whose windows exceed 18
+bits use "pull-back" maps per line direction instead (the squares whose step lies in the
+board): a board has a line iff ``b & pull1(b) & pull2(b) & domain`` is not zero. Positions
+may be anything :class:`harness.rules.Position` allows, lines already on the board included.
 
 Canonical keys: every symmetry of the ruleset (:func:`harness.rules.symmetry.symmetries`) is
 applied to both bitboards through lookup tables over chunks of at most 13 squares, and the
 least packed key wins. :meth:`BatchEngine.keys` packs (x, o, bins, turn) as a position;
 :meth:`BatchEngine.class_keys` packs a position *from the mover's side* (mover's board,
 opponent's board, mover's bin, opponent's bin, no turn), which also identifies a position
-with its colour swap: swapping x and o and the player to move gives the same game with the
-players' names exchanged, so both have the same value with the winner renamed. A key is one
-``uint64`` when it fits (``2 * squares + 2 * bin bits <= 64``, e.g. up to 5x5 with c4) and a
+with its colour swap: swapping x and o and the player to move gives the same position seen
+from the mover's side, the same game with the players' names exchanged, so both have the
+same value with the winner renamed. A key is one ``uint64`` when it fits
+(``2 * squares + 2 * bin bits + 1 <= 64``, e.g. up to 5x5 with c4) and a
 structured ``(hi, lo)`` pair of ``uint64`` otherwise (``(hi, mid, lo)`` on 8x8 boards with
 more than 7 checkers), compared word by word.
 
