@@ -443,6 +443,15 @@ def _rss() -> int:
 
 
 def _peak_rss() -> int:
+    """Peak resident memory of this process image (VmHWM: unlike ``ru_maxrss`` it does not
+    carry over the parent's peak through fork and exec)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
