@@ -147,9 +147,20 @@ def test_cli_verify_names_missing_stages(monkeypatch, capsys):
     assert err.count("\n") == 1
 
 
-def test_cli_verify_without_a_key_says_how_to_make_one(capsys):
-    assert main(["verify"]) == 2
+def test_cli_verify_with_a_missing_key_file_says_how_to_make_one(tmp_path, capsys):
+    assert main(["verify", "--key", str(tmp_path / "nowhere.pem")]) == 2
     assert "keys generate" in capsys.readouterr().err
+
+
+def test_cli_verify_makes_the_default_key_on_a_fresh_machine(tmp_path, capsys):
+    from harness.manifest.keys import default_key_path
+
+    assert not default_key_path().exists()
+    code = main(["verify", "--work", str(tmp_path / "work"), "--manifests", str(tmp_path / "m")])
+    assert code in (0, 3)  # 3: Lean could not run here
+    assert default_key_path().exists()
+    assert "made a new signing key" in capsys.readouterr().out
+    assert list((tmp_path / "m").glob("*.yaml"))
 
 
 def test_lean_project_copy_skips_build_output(tmp_path):
