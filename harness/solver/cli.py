@@ -146,6 +146,9 @@ def _retrograde(rs: Ruleset, args) -> dict:
     summary.update(
         method="retrograde",
         positions_per_second=round(sol.positions / sol.seconds) if sol.seconds else None,
+        positions_per_cpu_second=(
+            round(sol.positions / sol.timings["cpu"]) if sol.timings.get("cpu") else None
+        ),
         peak_rss_bytes=sol.peak_rss,
     )
     if args.out is not None:
@@ -186,7 +189,8 @@ def _print_text(r: dict) -> None:
             f"{r['classes']} classes stored, {r['edges']} edges)"
         )
         print(
-            f"{r['seconds']:.2f} s, {r['positions_per_second']} positions/s, "
+            f"{r['seconds']:.2f} s ({r['cpu_seconds']:.2f} s CPU), "
+            f"{r['positions_per_second']} positions/s, "
             f"peak memory {r['peak_rss_bytes'] / 2**20:.0f} MiB"
         )
         if "out" in r:
