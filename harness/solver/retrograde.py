@@ -48,7 +48,15 @@ import numpy as np
 from harness.rules.engine import play_unchecked
 from harness.rules.position import Action, Position
 from harness.rules.ruleset import Ruleset
-from harness.solver.batch import DRAW, MOVER_LOSES, MOVER_WINS, BatchEngine, States, engine
+from harness.solver.batch import (
+    DRAW,
+    MOVER_LOSES,
+    MOVER_WINS,
+    BatchEngine,
+    States,
+    Successors,
+    engine,
+)
 
 # Values relative to the player to move, as stored per class.
 UNKNOWN, WIN, LOSS = 0, 1, 2  # UNKNOWN at the end means draw
@@ -292,25 +300,33 @@ class Solution:
             return None, None
         return ("x", "o", "draw")[v - 1], (int(plies[0]) if v != DRAW else None)
 
+    def rate_successors(self, states: States) -> tuple[Successors, np.ndarray, np.ndarray]:
+        """Every legal action of a batch of positions, rated: ``(succ, value, plies)`` with
+        ``succ`` from :meth:`BatchEngine.successors`, ``value[i]`` the value after action i
+        (1 x wins, 2 o wins, 3 draw, -1 not solved) and ``plies[i]`` the plies to the end
+        counted from the parent, the action included (0 for draws).
+
+        The certificate builder's question, "which actions keep the win, and how fast", is
+        ``value == winner`` and ``plies``; the fastest have the least plies.
+        """
+        succ = engine(self.ruleset).successors(states)
+        value, plies = self.lookup(succ.next)
+        ended = succ.result != 0
+        value = np.where(ended, succ.result, value).astype(np.int8)
+        plies = np.where(ended, np.where(succ.result == DRAW, 0, 1), plies + 1)
+        plies = np.where((value == DRAW) | (value < 0), 0, plies)
+        return succ, value, plies
+
     def rated_actions(self, pos: Position) -> list[tuple[Action, str, int | None]]:
         """Every legal action of ``pos`` with its value (``x``/``o``/``draw``) and plies
         counted from ``pos`` (the action included; None for a draw)."""
-        eng = engine(self.ruleset)
-        succ = eng.successors(States.from_positions([pos]))
-        value, plies = self.lookup(succ.next)
-        out = []
-        for i, action in enumerate(succ.actions()):
-            res = int(succ.result[i])
-            if res:
-                out.append((action, ("x", "o", "draw")[res - 1], None if res == DRAW else 1))
-            else:
-                v = int(value[i])
-                if v < 0:  # a reachable position's children are reachable
-                    raise ValueError(f"{self.ruleset.id}: {pos.text(self.ruleset)} not solved")
-                out.append(
-                    (action, ("x", "o", "draw")[v - 1], None if v == DRAW else int(plies[i]) + 1)
-                )
-        return out
+        succ, value, plies = self.rate_successors(States.from_positions([pos]))
+        if (value < 0).any():  # a reachable position's children are all solved
+            raise ValueError(f"{self.ruleset.id}: {pos.text(self.ruleset)} is not reachable")
+        return [
+            (action, ("x", "o", "draw")[v - 1], None if v == DRAW else p)
+            for action, v, p in zip(succ.actions(), value.tolist(), plies.tolist(), strict=True)
+        ]
 
     def best_action(self, pos: Position) -> Action | None:
         """An optimal action: the fastest win, else a draw, else the slowest loss.

@@ -201,3 +201,26 @@ def test_rated_actions_match_brute_force():
         out = play_unchecked(rs, pos, action)
         v, p = expected[out.next] if out.result is None else (out.result, 0)
         assert (value, plies) == (v, None if v == "draw" else p + 1)
+
+
+def test_rate_successors_in_batches_matches_one_by_one():
+    rs = Ruleset.from_id(RULESETS[1])
+    sol = solve(rs)
+    expected = brute_force(rs)
+    positions = list(expected)[:: max(1, len(expected) // 200)]
+    succ, value, plies = sol.rate_successors(States.from_positions(positions))
+    for i, pos in enumerate(positions):
+        rows = np.flatnonzero(succ.parent == i)
+        got = [
+            (succ.actions()[r], ("x", "o", "draw")[value[r] - 1], int(plies[r]) or None)
+            for r in rows
+        ]
+        assert got == sol.rated_actions(pos)
+        # a winning position has an action that keeps the win one ply faster
+        v, p = expected[pos]
+        if v != "draw":
+            best = [g for g in got if g[1] == v]
+            if v == "xo"[pos.turn]:
+                assert min(g[2] for g in best) == p
+            else:
+                assert max(g[2] for g in got) == p
