@@ -577,6 +577,7 @@ function solvedRulesetLinks() {
 function prepareTable(rs) {
   const entry = state.solvedIndex[rs.id];
   state.table = null;
+  $("values").dataset.ready = "false"; // set again once this ruleset's table is in
   const note = $("solved-note");
   for (const option of $("opponent").querySelectorAll("option[data-needs-table]")) {
     option.disabled = !entry;
