@@ -73,7 +73,7 @@ def _run(args: argparse.Namespace) -> int:
         try:
             public = load_public(args.key)
         except (OSError, ValueError) as exc:
-            raise HarnessError(f"site: --key {args.key}: {exc}") from None
+            raise HarnessError(f"site: --key: {exc}") from None  # exc names the file
     sources = Sources(
         from_dir=_folder(args.from_dir, DEFAULT_FROM, "--from"),
         manifests_dir=_folder(args.manifests, DEFAULT_MANIFESTS, "--manifests"),
