@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from harness.cli import HarnessError
@@ -127,13 +128,14 @@ def _retrograde(rs: Ruleset, args) -> dict:
 
     memory = _memory_default() if args.memory_limit is None else int(args.memory_limit * 2**30)
     try:
-        sol = solve(
-            rs,
-            max_positions=args.max_positions,
-            max_seconds=args.time_limit,
-            max_memory=memory,
-            progress=None,
-        )
+        with _memory_cap(memory):
+            sol = solve(
+                rs,
+                max_positions=args.max_positions,
+                max_seconds=args.time_limit,
+                max_memory=memory,
+                progress=None,
+            )
     except BudgetExceeded as exc:
         raise BudgetError(
             f"{rs.id}: budget exhausted after {exc.classes} classes and {exc.seconds:.1f} s: {exc}"
@@ -154,6 +156,33 @@ def _retrograde(rs: Ruleset, args) -> dict:
     if args.out is not None:
         summary["out"] = str(args.out)
     return summary
+
+
+@contextmanager
+def _memory_cap(budget: int):
+    """A hard cap on the process's data (RLIMIT_DATA) a quarter above the memory budget.
+
+    The solver checks its budget between batches and before each pass; the cap turns an
+    allocation that would still overshoot into a MemoryError (exit 3) instead of the machine
+    running out of memory. The old limit is restored afterwards.
+    """
+    try:
+        import resource
+
+        old = resource.getrlimit(resource.RLIMIT_DATA)
+    except (ImportError, AttributeError, OSError, ValueError):
+        yield
+        return
+    cap = budget + budget // 4 + 2**30
+    if old[1] != resource.RLIM_INFINITY:
+        cap = min(cap, old[1])
+    if old[0] != resource.RLIM_INFINITY and old[0] < cap:
+        cap = old[0]
+    resource.setrlimit(resource.RLIMIT_DATA, (cap, old[1]))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_DATA, old)
 
 
 def _prove(rs: Ruleset, args) -> dict:

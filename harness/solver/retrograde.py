@@ -519,6 +519,20 @@ class _Budget:
                 elapsed,
             )
 
+    def check_need(self, what: str, need: int, classes: int) -> None:
+        """Refuse a pass that would take the resident memory past the budget."""
+        if self.max_memory is None:
+            return
+        rss = _rss()
+        if rss + need > self.max_memory:
+            raise BudgetExceeded(
+                f"{what} would need about {need / 2**30:.1f} GiB more than the "
+                f"{rss / 2**30:.1f} GiB in use, past {self.max_memory / 2**30:.1f} GiB "
+                "(budget --memory-limit)",
+                classes,
+                time.perf_counter() - self.start,
+            )
+
 
 def _progress(enabled: bool | None, desc: str):
     if enabled is None:
@@ -651,6 +665,26 @@ def _gather(off: np.ndarray, nodes: np.ndarray, labels: np.ndarray | None = None
     return shift, owner
 
 
+EDGE_CHUNK = 1 << 22  # edges gathered at once in the count and retrograde passes
+
+
+def _pieces(off: np.ndarray, nodes: np.ndarray, limit: int | None = None):
+    """Split ``nodes`` into consecutive slices with at most ``limit`` edges each (a node
+    with more edges than that gets a slice of its own), so that gathered arrays stay small."""
+    if len(nodes) == 0:
+        return
+    limit = EDGE_CHUNK if limit is None else limit
+    counts = off[nodes + 1] - off[nodes]
+    ends = np.cumsum(counts)
+    start = 0
+    while start < len(nodes):
+        base = ends[start - 1] if start else 0
+        stop = int(np.searchsorted(ends, base + limit, side="right"))
+        stop = max(stop, start + 1)
+        yield slice(start, stop)
+        start = stop
+
+
 def reachable_sides(graph: Graph) -> np.ndarray:
     """Pass 2: per class, which colourings are reached (bit 0 x to move, bit 1 o to move).
 
@@ -663,29 +697,37 @@ def reachable_sides(graph: Graph) -> np.ndarray:
     frontier = np.array([0], dtype=np.int64)  # node * 2 + side (0: x moves)
     while len(frontier):
         nodes, side = frontier >> 1, frontier & 1
-        eids, pside = _gather(off, nodes, side)
-        if not len(eids):
-            break
-        child = graph.child[eids].astype(np.int64)
-        # A child's mover is the parent's opponent, unless the opponent passed.
-        cside = pside ^ ~graph.same[eids]
-        code = _distinct(child * 2 + cside)
-        c, s = code >> 1, code & 1
-        new = (sides[c] >> s & 1) == 0
-        c, s = c[new], s[new]
-        # One side at a time: a class reached on both sides in one step appears twice, and
-        # a fancy-indexed |= keeps only the last write.
-        for side_bit in (0, 1):
-            sides[c[s == side_bit]] |= np.int8(1 << side_bit)
-        frontier = code[new]
+        found = []
+        for piece in _pieces(off, nodes):
+            eids, pside = _gather(off, nodes[piece], side[piece])
+            if not len(eids):
+                continue
+            child = graph.child[eids].astype(np.int64)
+            # A child's mover is the parent's opponent, unless the opponent passed.
+            cside = pside ^ ~graph.same[eids]
+            del eids, pside
+            code = _distinct(child * 2 + cside)
+            c, s = code >> 1, code & 1
+            new = (sides[c] >> s & 1) == 0
+            c, s = c[new], s[new]
+            # One side at a time: a class reached on both sides in one step appears twice,
+            # and a fancy-indexed |= keeps only the last write.
+            for side_bit in (0, 1):
+                sides[c[s == side_bit]] |= np.int8(1 << side_bit)
+            found.append(code[new])
+        frontier = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
     return sides
 
 
 # --- pass 3: retrograde analysis ----------------------------------------------------------
 
 
-def retrograde(graph: Graph) -> tuple[np.ndarray, np.ndarray]:
-    """Pass 3: (result, plies) per class, results relative to the player to move."""
+def retrograde(graph: Graph, free: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Pass 3: (result, plies) per class, results relative to the player to move.
+
+    With ``free`` the graph's forward edges are dropped as soon as the reverse edges are
+    built (they are not needed after), which lowers the peak memory by a third.
+    """
     n = len(graph.keys)
     result = np.zeros(n, dtype=np.int8)
     plies = np.zeros(n, dtype=np.int32)
@@ -698,8 +740,12 @@ def retrograde(graph: Graph) -> tuple[np.ndarray, np.ndarray]:
     result[losses] = LOSS
     plies[wins | losses] = 1
     # Reverse edges: sort (child, parent, same) packed into one int64.
-    packed = (graph.child.astype(np.int64) << 33) | (graph.parent.astype(np.int64) << 1)
+    packed = graph.child.astype(np.int64)
+    packed <<= 33
+    packed |= graph.parent.astype(np.int64) << 1
     packed |= graph.same
+    if free:
+        graph.parent = graph.child = graph.same = None  # type: ignore[assignment]
     packed.sort()
     rev_off = _csr((packed >> 33).astype(np.int64), n)
     rev_parent = ((packed >> 1) & 0xFFFFFFFF).astype(np.int32)
@@ -708,23 +754,30 @@ def retrograde(graph: Graph) -> tuple[np.ndarray, np.ndarray]:
     level = np.flatnonzero(wins | losses)
     k = 1
     while len(level):
-        eids, owner = _gather(rev_off, level)
-        parent = rev_parent[eids]
-        child_result = result[level][owner]
-        # The child's result seen from the parent's mover: the same unless the sides differ.
-        good = np.where(rev_same[eids], child_result == WIN, child_result == LOSS)
-        open_ = result[parent] == UNKNOWN
-        winners = _distinct(parent[good & open_])
-        result[winners] = WIN
-        plies[winners] = k + 1
-        # Edges to children lost for the parent: count them off, still undecided parents only.
-        bad = ~good & (result[parent] == UNKNOWN)
-        losers, hits = _distinct(parent[bad], counts=True)
-        counter[losers] -= hits.astype(np.int32)
-        lost = losers[(counter[losers] == 0) & ~can_avoid_loss[losers]]
-        result[lost] = LOSS
-        plies[lost] = k + 1
-        level = np.concatenate([winners, lost])
+        decided = []
+        # In pieces: safe, because an edge is looked at once and a parent whose count runs
+        # out has no winning edge left for a later piece to find.
+        for piece in _pieces(rev_off, level):
+            children = level[piece]
+            eids, owner = _gather(rev_off, children)
+            parent = rev_parent[eids]
+            child_result = result[children][owner]
+            # The child's result from the parent mover's side: the same unless sides differ.
+            good = np.where(rev_same[eids], child_result == WIN, child_result == LOSS)
+            del eids, owner, child_result
+            open_ = result[parent] == UNKNOWN
+            winners = _distinct(parent[good & open_])
+            result[winners] = WIN
+            plies[winners] = k + 1
+            # Edges to children lost for the parent: count them off (undecided parents only).
+            bad = ~good & (result[parent] == UNKNOWN)
+            losers, hits = _distinct(parent[bad], counts=True)
+            counter[losers] -= hits.astype(np.int32)
+            lost = losers[(counter[losers] == 0) & ~can_avoid_loss[losers]]
+            result[lost] = LOSS
+            plies[lost] = k + 1
+            decided += [winners, lost]
+        level = np.concatenate(decided)
         k += 1
     return result, plies
 
@@ -751,6 +804,9 @@ def solve(
     timings = {}
     graph = enumerate_graph(eng, budget, progress)
     timings["enumerate"] = time.perf_counter() - start
+    classes, edges = len(graph.keys), len(graph.parent)
+    # The later passes allocate per class and per edge; refuse before, not half-way.
+    budget.check_need("the count", classes * 32 + min(edges, EDGE_CHUNK) * 64, classes)
     t = time.perf_counter()
     sides = reachable_sides(graph)
     me, them, _, _ = eng.unpack_class(graph.keys)
@@ -758,9 +814,10 @@ def solve(
         [eng.orbit_sizes(me[i : i + BATCH], them[i : i + BATCH]) for i in range(0, len(me), BATCH)]
     ).astype(np.int16)
     timings["count"] = time.perf_counter() - t
-    budget.check(len(graph.keys))
+    budget.check(classes)
+    budget.check_need("the retrograde pass", classes * 24 + edges * 14, classes)
     t = time.perf_counter()
-    result, plies = retrograde(graph)
+    result, plies = retrograde(graph, free=True)
     timings["retrograde"] = time.perf_counter() - t
     timings["cpu"] = time.process_time() - cpu_start
     sol = Solution(
@@ -770,7 +827,7 @@ def solve(
         plies,
         sides,
         orbit,
-        edges=len(graph.parent),
+        edges=edges,
         seconds=time.perf_counter() - start,
         timings=timings,
         peak_rss=_peak_rss(),

@@ -224,3 +224,28 @@ def test_rate_successors_in_batches_matches_one_by_one():
                 assert min(g[2] for g in best) == p
             else:
                 assert max(g[2] for g in got) == p
+
+
+def test_passes_in_small_pieces_give_the_same_solution(monkeypatch):
+    import harness.solver.retrograde as retro
+
+    rs = Ruleset.from_id("pop1-4x4-c3-torus-continue-binempty-king-nozero-nojump")
+    whole = solve(rs)
+    monkeypatch.setattr(retro, "EDGE_CHUNK", 5)
+    pieces = solve(rs)
+    assert (pieces.value, pieces.plies, pieces.positions) == (
+        whole.value,
+        whole.plies,
+        whole.positions,
+    )
+    assert np.array_equal(pieces.result, whole.result)
+    assert np.array_equal(pieces.ply_table, whole.ply_table)
+    assert np.array_equal(pieces.sides, whole.sides)
+
+
+def test_memory_budget_refuses_a_pass_that_would_not_fit():
+    rs = Ruleset.from_id("pop1-4x4-c4-torus-continue-binempty-king-nozero-nojump")
+    from harness.solver.retrograde import _rss
+
+    with pytest.raises(BudgetExceeded, match="memory-limit"):
+        solve(rs, max_memory=_rss() + 1)
