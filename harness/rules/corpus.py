@@ -6,7 +6,8 @@ One JSON line per transition, from the reference engine::
      "action": TEXT, "next": TEXT, "result": "x" | "o" | "draw" | null,
      "branches": [NAME, ...], "source": "hand:NAME" | "random"}
 
-``history`` holds the game's earlier positions (oldest first) for repetition; ``actions`` is
+``history`` holds the game's earlier positions (oldest first) for repetition, not including
+``position``, which counts as having occurred too; ``actions`` is
 every legal action of ``position`` in the engine's order; ``branches`` names the rule
 branches the transition exercised, from :data:`BRANCHES`.
 
@@ -413,6 +414,19 @@ HAND_MADE: tuple[HandCase, ...] = (
             ".x.../...../...../...../...o. 2 2 o",
             ".x.../...../...../...o./..... 2 2 x",
         ),
+    ),
+    # o is stuck (bin not empty, board full, so no placement and no move), x makes a zero
+    # move that pops nothing loose: the position handed over (x to move again after o's
+    # pass) repeats, and the game-ending position is written with o to move.
+    _case(
+        "repetition_after_a_pass",
+        _rs(board="3x3", c=5, pattern="anywhere", zero="zero"),
+        "oxx/xoo/oxx 0 1 x",
+        "b1-b1",
+        "oxx/xoo/oxx 0 1 o",
+        "draw",
+        {"move_anywhere", "move_zero", "stuck_pass", "repetition_draw"},
+        history=("oxx/x.o/o.x 1 2 o", "oxx/xoo/o.x 1 1 x"),
     ),
 )
 

@@ -144,7 +144,8 @@ def _is_legal(rs: Ruleset, pos: Position, action: Action) -> bool:
 def apply_action(
     rs: Ruleset, pos: Position, action: Action, history: Collection[Position] = ()
 ) -> Outcome:
-    """Play ``action`` in ``pos``; ``history`` holds earlier positions (for repetition).
+    """Play ``action`` in ``pos``; ``history`` holds the game's earlier positions (for
+    repetition; ``pos`` itself always counts as having occurred).
 
     Raises :class:`IllegalActionError` for an action the rules do not allow.
     """
@@ -271,8 +272,9 @@ def play_unchecked(
         passed = True
         handed = again
 
-    # 5.3 Repetition, on the position as handed over.
-    if handed in history:
+    # 5.3 Repetition, on the position as handed over. The position the turn started from
+    # has occurred in the game too, whether or not the caller's history lists it.
+    if handed == pos or handed in history:
         branches.add("repetition_draw")
         # Game over: written with the opponent to move, like every game-ending action.
         return Outcome(

@@ -634,7 +634,8 @@ export function applyAction(rs, pos, action, history = []) {
   const earlier = history.map((h) => toPosition(rs, h)).concat([pos]);
   if (earlier.some((h) => samePosition(h, handed))) {
     branches.add("repetition_draw");
-    return done("draw", handed.toMove);
+    // Game over: written with the opponent to move, like every game-ending action.
+    return done("draw", opp);
   }
   return done(null, handed.toMove);
 }
