@@ -77,3 +77,10 @@ def audit(session: nox.Session) -> None:
     """Re-check an archive: nox -s audit -- ARCHIVE.zip --sha256 HEX [--key PUB]."""
     session.install("-e", ".")
     session.run("python", "-m", "harness", "audit", *session.posargs, success_codes=[0, 3])
+
+
+@nox.session(python=PYTHON, default=False)
+def bench(session: nox.Session) -> None:
+    """Print the solver speed tables (pass --big for the 5x5 c4 strong solve)."""
+    session.install("-e", ".")
+    session.run("python", "benchmarks/bench_solver.py", *session.posargs)
