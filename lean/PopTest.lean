@@ -93,9 +93,8 @@ example : encode ⟨4, 4, 8⟩ (step ⟨4, 4, 8⟩ (decode ⟨4, 4, 8⟩ 7579317
 example : resultCode (step ⟨4, 4, 8⟩ (decode ⟨4, 4, 8⟩ 7579317308) 11).result = 3 := by decide +kernel
 
 -- oox/..x/ox. 2 2 x c3: x wins at once, so the position has `ForceWin` with nothing proved below.
-theorem nothing_below : ∀ s : Pos, (fun _ => false) s = true → ForceWin ⟨3, 3, 5⟩ Side.x (.live s) := by
-  intro s h
-  simp at h
+theorem nothing_below : ∀ s : Pos, false = true → ForceWin ⟨3, 3, 5⟩ Side.x (.live s) :=
+  fun _ h => nomatch h
 
 set_option maxRecDepth 100000 in
 theorem immediate_win : ForceWin ⟨3, 3, 5⟩ Side.x (.live (decode ⟨3, 3, 5⟩ 17335972)) :=
@@ -104,5 +103,36 @@ theorem immediate_win : ForceWin ⟨3, 3, 5⟩ Side.x (.live (decode ⟨3, 3, 5�
 /-- info: 'PopTest.immediate_win' depends on axioms: [propext, Classical.choice, Quot.sound] -/
 #guard_msgs (whitespace := lax) in
 #print axioms immediate_win
+
+-- The same position as a one-entry shard and a one-shard table: the steps every rendered
+-- `ShardNNNN.lean` and `Main.lean` take, on data small enough to read.
+def oneEntry : Tree := .node .leaf 17335972 8 0 .leaf
+
+set_option maxRecDepth 100000 in
+theorem oneEntry_checked : checkShard ⟨3, 3, 5⟩ Side.x (fun _ => false) oneEntry = true := by
+  decide +kernel
+
+theorem oneEntry_sound : TreeProved ⟨3, 3, 5⟩ Side.x oneEntry :=
+  pinned (checkShard_sound _ _ _ oneEntry oneEntry_checked nothing_below)
+
+def oneEntryTable : List (Nat × List (Proved ⟨3, 3, 5⟩ Side.x)) :=
+  [(4, [⟨oneEntry, oneEntry_sound⟩])]
+
+set_option maxRecDepth 100000 in
+theorem oneEntry_root_checked :
+    nodeOk ⟨3, 3, 5⟩ Side.x (lookupTable ⟨3, 3, 5⟩ oneEntryTable) (fuelOf ⟨3, 3, 5⟩)
+      (decode ⟨3, 3, 5⟩ 17335972) = true := by
+  decide +kernel
+
+theorem oneEntry_root : ForceWin ⟨3, 3, 5⟩ Side.x (.live (decode ⟨3, 3, 5⟩ 17335972)) :=
+  pinned (root_sound _ _ oneEntryTable _ oneEntry_root_checked)
+
+/-- info: 'PopTest.oneEntry_sound' depends on axioms: [propext, Classical.choice, Quot.sound] -/
+#guard_msgs (whitespace := lax) in
+#print axioms oneEntry_sound
+
+/-- info: 'PopTest.oneEntry_root' depends on axioms: [propext, Classical.choice, Quot.sound] -/
+#guard_msgs (whitespace := lax) in
+#print axioms oneEntry_root
 
 end PopTest
