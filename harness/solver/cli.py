@@ -141,7 +141,10 @@ def _retrograde(rs: Ruleset, args) -> dict:
             f"{rs.id}: budget exhausted after {exc.classes} classes and {exc.seconds:.1f} s: {exc}"
         ) from None
     except MemoryError:
-        raise BudgetError(f"{rs.id}: out of memory while solving (try a smaller ruleset)") from None
+        raise BudgetError(
+            f"{rs.id}: out of memory while solving, past the cap of "
+            f"{(memory + memory // 4 + 2**30) / 2**30:.1f} GiB (budget --memory-limit)"
+        ) from None
     if args.out is not None:
         sol.save(args.out)
     summary = sol.summary()

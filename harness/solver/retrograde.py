@@ -203,6 +203,16 @@ class KeyIndex:
             return np.zeros(0, dtype=np.int64)
         return self._probe(self._rows(keys), insert=False, start=self.count)
 
+    def growth_bytes(self, new_keys: int) -> int:
+        """Memory a growth would take if ``new_keys`` more keys came in (0: no growth)."""
+        if 2 * (self.count + new_keys) <= self.size:
+            return 0
+        size = self.size
+        while 2 * (self.count + new_keys) > size:
+            size *= 2
+        # the new table and index, plus the live keys and ids copied out while re-inserting
+        return size * (8 * self.words + 8) + self.count * (8 * self.words + 24)
+
     def _grow(self, need: int) -> None:
         live = self.index >= 0
         rows, ids = self.table[live], self.index[live]
@@ -582,6 +592,10 @@ def enumerate_graph(
             if len(live):
                 cm, ct, cmb, ctb = (a[live] for a in ex.child_view())
                 child_keys = eng.class_keys(cm, ct, cmb, ctb)
+                if budget is not None:
+                    grow = index.growth_bytes(len(child_keys))
+                    if grow:
+                        budget.check_need("growing the key index", grow, len(index))
                 before = len(index)
                 child = index.add(child_keys)
                 if len(index) > before:

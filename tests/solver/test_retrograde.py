@@ -249,3 +249,11 @@ def test_memory_budget_refuses_a_pass_that_would_not_fit():
 
     with pytest.raises(BudgetExceeded, match="memory-limit"):
         solve(rs, max_memory=_rss() + 1)
+
+
+def test_key_index_growth_estimate():
+    ix = KeyIndex(words=1, capacity=1024)
+    assert ix.growth_bytes(100) == 0
+    assert ix.growth_bytes(5000) >= 16384 * 16  # table and index of the next size
+    ix.add(np.arange(5000, dtype=np.uint64))
+    assert ix.size >= 10000
