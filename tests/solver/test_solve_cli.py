@@ -89,3 +89,26 @@ def test_values_file_layout(tmp_path, capsys):
         assert int(data["positions"]) == SMALL_POSITIONS
         assert set(np.unique(data["result"]).tolist()) <= {0, 1, 2}
         assert len(data["keys"]) == len(data["result"]) == len(data["plies"])
+
+
+def test_proof_method_agrees_with_retrograde(capsys):
+    rid = "pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump"
+    assert main(["solve", rid, "--json"]) == 0
+    full = json.loads(capsys.readouterr().out)
+    assert main(["solve", rid, "--json", "--method", "proof", "--max-plies", "9"]) == 0
+    proof = json.loads(capsys.readouterr().out)
+    assert proof["positions"] is None
+    assert (proof["value"], proof["plies"]) == (full["value"], full["plies"])
+    assert full["positions"] > 0
+
+
+def test_proof_without_a_win_in_the_plies_is_a_budget(capsys):
+    rid = "pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump"
+    assert main(["solve", rid, "--method", "proof", "--max-plies", "3"]) == 3
+    assert "--max-plies" in capsys.readouterr().err
+
+
+def test_proof_has_no_values_file(tmp_path, capsys):
+    out = tmp_path / "v.npz"
+    assert main(["solve", SMALL, "--method", "proof", "--out", str(out)]) == 2
+    assert not out.exists()
