@@ -73,6 +73,7 @@ MOVER_WINS, MOVER_LOSES = 1, 2
 
 KEY2 = np.dtype([("hi", "<u8"), ("lo", "<u8")])  # a two-word key, ordered hi then lo
 KEY3 = np.dtype([("hi", "<u8"), ("mid", "<u8"), ("lo", "<u8")])  # 8x8 boards with many checkers
+KEY_SLICE = 1 << 15  # positions canonicalized at once
 
 
 def _bit(sq: int) -> np.uint64:
@@ -712,47 +713,58 @@ class BatchEngine:
         """``b`` under every symmetry, identity first."""
         return [b] + [p(b) for p in self.permuters]
 
-    def _pack(self, a, b, abin, bbin, extra=None):
-        """Pack two boards and two bins (and an optional bit) into a key."""
+    def _words(self, a, b, abin, bbin, extra=None) -> list[np.ndarray]:
+        """Two boards and two bins (and an optional bit) as key words, most significant first."""
         n, bb = self.n, self.bin_bits
         high = (abin.astype(np.uint64) << np.uint64(bb)) | bbin.astype(np.uint64)
         if extra is not None:
             high = (high << ONE) | extra.astype(np.uint64)
         if self.key_words == 1:
-            return (high << np.uint64(2 * n)) | (a << np.uint64(n)) | b
+            return [(high << np.uint64(2 * n)) | (a << np.uint64(n)) | b]
         if self.key_words == 2:
-            out = np.empty(len(a), dtype=KEY2)
-            out["hi"] = (high << np.uint64(n)) | a
-        else:
-            out = np.empty(len(a), dtype=KEY3)
-            out["hi"] = high
-            out["mid"] = a
-        out["lo"] = b
-        return out
+            return [(high << np.uint64(n)) | a, b]
+        return [high, a, b]
 
-    def _least(self, candidates):
-        best = candidates[0]
-        if self.key_words == 1:
-            for c in candidates[1:]:
-                np.minimum(best, c, out=best)
-            return best
-        best = best.copy()
-        names = best.dtype.names
-        for c in candidates[1:]:
-            # lexicographic "c < best", from the last word up
-            better = c[names[-1]] < best[names[-1]]
-            for name in reversed(names[:-1]):
-                better = (c[name] < best[name]) | ((c[name] == best[name]) & better)
-            best[better] = c[better]
-        return best
+    def _canonical(self, a, b, abin, bbin, extra=None) -> np.ndarray:
+        """The least key over every symmetric image of the boards (bins are invariant).
+
+        Works in slices of :data:`KEY_SLICE` so that the temporaries stay in the cache.
+        """
+        total = len(a)
+        if total > KEY_SLICE:
+            parts = []
+            for lo in range(0, total, KEY_SLICE):
+                sl = slice(lo, lo + KEY_SLICE)
+                parts.append(
+                    self._canonical(
+                        a[sl], b[sl], abin[sl], bbin[sl], None if extra is None else extra[sl]
+                    )
+                )
+            return np.concatenate(parts)
+        best = None
+        for ia, ib in zip(self.images(a), self.images(b), strict=True):
+            words = self._words(ia, ib, abin, bbin, extra)
+            if best is None:
+                best = words
+            elif len(words) == 1:
+                np.minimum(best[0], words[0], out=best[0])
+            else:
+                # lexicographic "words < best", from the last word up
+                better = words[-1] < best[-1]
+                for w, bw in zip(words[-2::-1], best[-2::-1], strict=True):
+                    better = (w < bw) | ((w == bw) & better)
+                best = [np.where(better, w, bw) for w, bw in zip(words, best, strict=True)]
+        assert best is not None
+        if len(best) == 1:
+            return best[0]
+        out = np.empty(total, dtype=KEY2 if len(best) == 2 else KEY3)
+        for name, word in zip(out.dtype.names, best, strict=True):
+            out[name] = word
+        return out
 
     def keys(self, states: States) -> np.ndarray:
         """Canonical keys of positions: equal exactly for symmetric images of a position."""
-        xs, os = self.images(states.x), self.images(states.o)
-        cands = [
-            self._pack(a, b, states.xb, states.ob, states.turn) for a, b in zip(xs, os, strict=True)
-        ]
-        return self._least(cands)
+        return self._canonical(states.x, states.o, states.xb, states.ob, states.turn)
 
     def class_keys(self, me, them, mb, tb) -> np.ndarray:
         """Canonical keys of positions given from the mover's side (no turn in the key).
@@ -760,8 +772,7 @@ class BatchEngine:
         A position and its colour swap (x and o exchanged, the other player to move) look the
         same from the mover's side, so they share a key.
         """
-        ms, ts = self.images(me), self.images(them)
-        return self._least([self._pack(a, b, mb, tb) for a, b in zip(ms, ts, strict=True)])
+        return self._canonical(me, them, mb, tb)
 
     def unpack_class(self, keys: np.ndarray):
         """(me, them, mb, tb) of class keys (the canonical representative)."""
