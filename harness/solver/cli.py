@@ -1,8 +1,10 @@
 """``python -m harness solve RULESET``: the value of a ruleset's initial position.
 
-By default the whole reachable game graph is enumerated and solved by retrograde analysis
-(:mod:`harness.solver.retrograde`); ``--method proof`` runs the proof search instead
-(:mod:`harness.solver.proof`), which does not enumerate, so ``positions`` is null.
+``--method retrograde`` enumerates the whole reachable game graph and solves it by retrograde
+analysis (:mod:`harness.solver.retrograde`); ``--method proof`` runs the proof search instead
+(:mod:`harness.solver.proof`), which does not enumerate, so ``positions`` is null. The
+default, ``auto``, takes retrograde analysis when a counting bound on the positions says the
+graph fits (:func:`class_bound`), and the proof search otherwise.
 
 Exit codes: 0 solved; 2 unusable input (unknown ruleset, bad ``--out``); 3 a budget ran out
 (``--max-positions``, ``--time-limit``, ``--memory-limit``, or no memory left; for the proof
@@ -22,12 +24,17 @@ import json
 import os
 import sys
 from contextlib import contextmanager
+from math import comb
 from pathlib import Path
 
 from harness.cli import HarnessError
 from harness.rules.ruleset import Ruleset
+from harness.rules.symmetry import symmetries
 
 EXIT_BUDGET = 3
+# ``auto`` enumerates when the bound is below this many classes: the 5x5 c4 solve stores
+# about 540 bytes per class at its peak, so 40 million classes stay within 24 GB.
+AUTO_CLASS_LIMIT = 40_000_000
 
 
 class BudgetError(HarnessError):
@@ -43,6 +50,26 @@ def _memory_default() -> int:
     except (ValueError, OSError):
         total = 16 * 2**30
     return min(int(total * 0.9), 20 * 2**30)
+
+
+def class_bound(rs: Ruleset) -> int:
+    """An upper bound on the positions up to symmetry: every way to put a ≤ N x's and b ≤ N
+    o's on the board, times the bins that can go with them (only ``ringout`` leaves a choice:
+    checkers out of the game), times the player to move, over the number of symmetries.
+
+    >>> class_bound(Ruleset.from_id("pop1-5x5-c4-torus-continue-binempty-king-nozero-nojump"))
+    30007550
+    >>> class_bound(Ruleset.from_id("pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump"))
+    55314811605615
+    """
+    n, checkers = rs.squares, rs.checkers
+    total = 0
+    for a in range(min(n, checkers) + 1):
+        bins_a = checkers - a + 1 if rs.removes else 1
+        for b in range(min(n - a, checkers) + 1):
+            bins_b = checkers - b + 1 if rs.removes else 1
+            total += comb(n, a) * comb(n - a, b) * bins_a * bins_b
+    return 2 * total // len(symmetries(rs))
 
 
 def _positive(kind):
@@ -74,9 +101,10 @@ def register(subparsers) -> None:
     )
     p.add_argument(
         "--method",
-        choices=("retrograde", "proof"),
-        default="retrograde",
-        help="retrograde: enumerate and solve the whole graph (default); proof: proof search",
+        choices=("auto", "retrograde", "proof"),
+        default="auto",
+        help="retrograde: enumerate and solve the whole graph; proof: proof search; auto "
+        "(default): retrograde when a counting bound says the graph fits, else proof",
     )
     p.add_argument(
         "--max-positions", type=_positive(int), help="budget: stored classes (retrograde)"
@@ -110,6 +138,9 @@ def _check_out(out: Path | None) -> None:
 def run(args) -> int:
     rs = Ruleset.from_id(args.ruleset)  # RulesetError (a ValueError) names the field
     _check_out(args.out)
+    if args.method == "auto":
+        fits = class_bound(rs) <= AUTO_CLASS_LIMIT
+        args.method = "retrograde" if fits or args.out is not None else "proof"
     if args.method == "proof":
         if args.out is not None:
             raise HarnessError("--out needs --method retrograde (a proof search has no table)")

@@ -112,3 +112,27 @@ def test_proof_has_no_values_file(tmp_path, capsys):
     out = tmp_path / "v.npz"
     assert main(["solve", SMALL, "--method", "proof", "--out", str(out)]) == 2
     assert not out.exists()
+
+
+def test_auto_method_enumerates_small_graphs_and_searches_big_ones():
+    from harness.rules import Ruleset
+    from harness.solver.cli import AUTO_CLASS_LIMIT, class_bound
+
+    small = Ruleset.from_id("pop1-4x4-c3-torus-continue-binempty-king-nozero-nojump")
+    big = Ruleset.from_id("pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump")
+    assert class_bound(small) <= AUTO_CLASS_LIMIT < class_bound(big)
+    # The bound really bounds: the solver's own count of positions up to symmetry.
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "harness", "solve", small.id, "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    report = json.loads(done.stdout)
+    assert report["method"] == "retrograde"
+    assert report["canonical"] <= class_bound(small)
