@@ -31,8 +31,6 @@ import gzip
 import io
 import json
 import os
-import shutil
-import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +38,8 @@ from typing import Any, NamedTuple
 
 import blake3
 import yaml
+
+from harness.atomic import staging_dir
 
 FORMAT = 1
 INDEX = "index.yaml"
@@ -111,10 +111,7 @@ def write_certificate(
         raise CertificateError(f"{out}: exists and is not a directory")
     if out.is_dir() and any(out.iterdir()) and not force:
         raise CertificateError(f"{out}: directory is not empty (use --force to replace it)")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
-        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private; a certificate is not
+    with staging_dir(out) as tmp:
         listed = []
         for i, shard in enumerate(shards):
             data = shard_bytes(shard.entries)
@@ -138,24 +135,7 @@ def write_certificate(
             "hash": certificate_hash([s["blake3"] for s in listed]),
         }
         (tmp / INDEX).write_text(dump_index(index), encoding="utf-8")
-        if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
-            old.rmdir()
-            os.replace(out, old)
-            os.replace(tmp, out)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return index
-
-
-def _umask() -> int:
-    mask = os.umask(0o22)
-    os.umask(mask)
-    return mask
 
 
 def dump_index(index: dict[str, Any]) -> str:

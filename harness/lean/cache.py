@@ -24,35 +24,18 @@ False
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
 import blake3
 
+from harness.atomic import write_atomic
+
 CACHE_VERSION = "pop-harness lean result cache 1"
 
 # Files of the Lean project that are not modules but change what the modules mean.
 _PROJECT_FILES = ("lakefile.toml", "lakefile.lean", "lean-toolchain", "lake-manifest.json")
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename, so readers see either
-    the old file or the whole new one, never a torn write."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_json_atomic(path: Path, obj: object) -> None:

@@ -35,9 +35,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import sys
-import tempfile
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -45,6 +43,7 @@ from pathlib import Path
 
 import jinja2
 
+from harness.atomic import staging_dir
 from harness.cert.format import (
     CertificateError,
     certificate_hash,
@@ -631,22 +630,9 @@ def write_atomically(out_dir: Path, files: dict[str, str]) -> None:
         raise RenderError(f"{out_dir}: exists and is not a directory")
     if out_dir.is_dir() and any(out_dir.iterdir()) and not (out_dir / MARKER).is_file():
         raise RenderError(f"{out_dir}: not empty and not written by render (no {MARKER})")
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-    try:
+    with staging_dir(out_dir) as tmp:
         for name, text in sorted(files.items()):
             (tmp / name).write_text(text, encoding="utf-8")
-        if out_dir.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old.", dir=out_dir.parent))
-            old.rmdir()
-            os.replace(out_dir, old)
-            os.replace(tmp, out_dir)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, out_dir)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
 
 
 def render(

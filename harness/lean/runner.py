@@ -72,8 +72,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from harness.atomic import write_atomic
 from harness.cli import HarnessError
-from harness.lean.cache import ResultCache, model_hash, module_key, write_atomic
+from harness.lean.cache import ResultCache, model_hash, module_key
 from harness.lean.parse import (
     ALLOWED_AXIOMS,
     LeanOutput,

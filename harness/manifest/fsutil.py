@@ -1,8 +1,7 @@
 """Small file helpers shared by the manifest stage: atomic writes and SHA-256 of files.
 
-Every file this stage writes goes through :func:`write_atomic`: the bytes land in a
-temporary file in the destination folder and are renamed over the target, so a reader (or a
-crash) sees the old file or the whole new one, never half of each.
+Every file this stage writes goes through :func:`harness.atomic.write_atomic` (re-exported
+here): a reader, or a crash, sees the old file or the whole new one, never half of each.
 
 >>> import tempfile, pathlib
 >>> p = pathlib.Path(tempfile.mkdtemp()) / "a" / "b.txt"
@@ -15,38 +14,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from pathlib import Path
 
+from harness.atomic import write_atomic
+
+__all__ = ["write_atomic", "sha256_bytes", "sha256_file", "is_inside", "git_root", "scrub_paths"]
+
 CHUNK = 1 << 20
-
-
-def write_atomic(path: Path, data: bytes, *, mode: int = 0o644, exclusive: bool = False) -> None:
-    """Write ``data`` to ``path`` via a temporary sibling and a rename.
-
-    ``mode`` is applied to the temporary file before any byte is written, so a private key
-    is never readable by others, not even for a moment. With ``exclusive`` an existing
-    ``path`` is an error (FileExistsError) instead of being replaced; the check and the
-    link are one step (``os.link``), so a concurrent writer cannot slip in between.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if exclusive:
-            os.link(tmp, path)
-            os.unlink(tmp)
-        else:
-            os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def sha256_bytes(data: bytes) -> str:

@@ -25,7 +25,6 @@ manifest stays in WORK for inspection, ``manifests/`` is left alone).
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import sys
@@ -35,6 +34,7 @@ from pathlib import Path
 
 import yaml
 
+from harness.atomic import replace_dir
 from harness.cli import HarnessError
 from harness.manifest.fsutil import scrub_paths, sha256_file, write_atomic
 from harness.manifest.keys import SigningKey
@@ -544,15 +544,7 @@ class Pipeline:
         if verdict == "FAIL":
             return VerifyReport(verdict, EXIT_FAIL, self.steps, self.work, local, None, doc)
         # Swap the finished run into place, then publish its manifest.
-        if self.final.exists():
-            old = self.work_root / f"{self.ruleset}.old"
-            if old.exists():
-                shutil.rmtree(old)
-            os.replace(self.final, old)
-            os.replace(self.work, self.final)
-            shutil.rmtree(old)
-        else:
-            os.replace(self.work, self.final)
+        replace_dir(self.work, self.final)
         published = self.manifests / f"{self.ruleset}.yaml"
         data = (self.final / "manifest.yaml").read_bytes()
         envelope = (self.final / "manifest.dsse.json").read_bytes()

@@ -26,13 +26,11 @@ manifest reuses the verify run's time instead of the clock).
 from __future__ import annotations
 
 import io
-import os
-import tempfile
 from pathlib import Path
 
 from harness.cli import HarnessError
 from harness.manifest.archive import write_deterministic
-from harness.manifest.fsutil import sha256_bytes
+from harness.manifest.fsutil import sha256_bytes, write_atomic
 from harness.manifest.keys import SigningKey
 from harness.manifest.manifest import check_files, read_signed, sign_manifest
 
@@ -192,16 +190,4 @@ def write_archive(out: Path, data: bytes, *, force: bool = False) -> None:
     out = Path(out)
     if out.exists() and not force:
         raise HarnessError(f"{out}: already exists; not replacing it (--force, or another --out)")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomic(out, data, mode=0o644)

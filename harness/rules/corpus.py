@@ -20,14 +20,13 @@ value of every ruleset field. The same seed gives the same corpus, byte for byte
 from __future__ import annotations
 
 import json
-import os
 import random
-import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.atomic import write_atomic
 from harness.rules.engine import Game, apply_action, legal_actions
 from harness.rules.position import Action, Position
 from harness.rules.ruleset import EDGES, MOVEMENTS, PATTERNS, STUCK_RULES, Ruleset
@@ -548,20 +547,6 @@ def branch_counts(records: Iterable[dict]) -> Counter:
 def guard_hits_line(counts: Counter) -> str:
     """``GUARD_HITS place=12,move_king=3,…`` over every branch, in :data:`BRANCHES` order."""
     return "GUARD_HITS " + ",".join(f"{b}={counts.get(b, 0)}" for b in BRANCHES)
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def write_corpus(out_dir: Path, records: list[dict], seed: int) -> Counter:

@@ -14,15 +14,14 @@ swapped in at the end, so an interrupted or failed build never leaves a half-wri
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
 
+from harness.atomic import staging_dir
 from harness.cli import HarnessError
 from harness.rules import RESEARCH_RULESET
 from harness.rules.ruleset import Ruleset
@@ -190,9 +189,7 @@ def build_site(
     }
     all_pages = tuple(pages) + tuple(replay_page(r) for r in results if r.page)
     rendered = render_pages(all_pages, extra=extra)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
-    try:
+    with staging_dir(out) as tmp:
         shutil.copytree(STATIC_DIR, tmp / "static", ignore=shutil.ignore_patterns("*.map"))
         _write_tables(tmp / "static" / "solved", tables)
         _write_downloads(tmp, results)
@@ -200,13 +197,9 @@ def build_site(
             (tmp / filename).write_text(text, encoding="utf-8")
         (tmp / MARKER).write_text("built by python -m harness site\n", encoding="utf-8")
         for path in tmp.rglob("*"):
-            # mkdtemp makes the folder private; a site is meant to be readable by a web server.
+            # A site is meant to be readable by a web server, whatever the umask.
             path.chmod(0o755 if path.is_dir() else 0o644)
         tmp.chmod(0o755)
-        _swap_in(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return sorted(p for p in out.rglob("*") if p.is_file())
 
 
@@ -376,19 +369,3 @@ def replay_page(r: Result) -> Page:
             "rs": {"rows": rs.rows, "cols": rs.cols, "edge": rs.edge, "checkers": rs.checkers},
         },
     )
-
-
-def _swap_in(new: Path, out: Path) -> None:
-    """Replace ``out`` by ``new`` with renames, so readers see the old site or the new one."""
-    if not out.exists():
-        os.replace(new, out)
-        return
-    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-    old.rmdir()
-    os.replace(out, old)
-    try:
-        os.replace(new, out)
-    except BaseException:
-        os.replace(old, out)
-        raise
-    shutil.rmtree(old, ignore_errors=True)

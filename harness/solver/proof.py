@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -50,6 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
+from harness.atomic import atomic_file
 from harness.rules.engine import has_legal_action, legal_actions
 from harness.rules.geometry import geometry
 from harness.rules.position import PLAYERS, Action, Position
@@ -539,18 +539,8 @@ class ProofSearch:
             items_f = list(self.failed[a].items())
             arrays[f"failed{a}"] = _pack([s for s, _ in items_f])
             arrays[f"failed{a}_d"] = np.array([v for _, v in items_f], dtype=np.int32)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez_compressed(fh, **arrays)
-            mask = os.umask(0o22)
-            os.umask(mask)
-            os.chmod(tmp, 0o666 & ~mask)  # mkstemp makes it private; the state is not secret
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_file(path) as fh:
+            np.savez_compressed(fh, **arrays)
 
     def load(self, path: str | os.PathLike[str]) -> None:
         """Merge a table saved by :meth:`save` for the same ruleset into this one."""

@@ -48,6 +48,7 @@ from pathlib import Path
 
 import numpy as np
 
+from harness.atomic import atomic_file
 from harness.rules.engine import play_unchecked
 from harness.rules.position import Action, Position
 from harness.rules.ruleset import Ruleset
@@ -412,25 +413,20 @@ class Solution:
         keys = self.keys
         if keys.dtype.names:
             keys = keys.view(np.uint64).reshape(len(keys), -1)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            with tmp.open("wb") as fh:
-                np.savez_compressed(
-                    fh,
-                    format=np.int64(FORMAT),
-                    ruleset=np.str_(self.ruleset.id),
-                    value=np.str_(self.value),
-                    root_plies=np.int64(-1 if self.root_plies is None else self.root_plies),
-                    positions=np.int64(self.positions),
-                    keys=keys,
-                    result=self.result,
-                    plies=self.ply_table,
-                    sides=self.sides,
-                    orbit=self.orbit,
-                )
-            os.replace(tmp, path)
-        finally:
-            tmp.unlink(missing_ok=True)
+        with atomic_file(path) as fh:
+            np.savez_compressed(
+                fh,
+                format=np.int64(FORMAT),
+                ruleset=np.str_(self.ruleset.id),
+                value=np.str_(self.value),
+                root_plies=np.int64(-1 if self.root_plies is None else self.root_plies),
+                positions=np.int64(self.positions),
+                keys=keys,
+                result=self.result,
+                plies=self.ply_table,
+                sides=self.sides,
+                orbit=self.orbit,
+            )
         return path
 
     @classmethod
