@@ -1,6 +1,6 @@
 """Benchmark: the numpy batch engine and solver against the reference engine on the same work.
 
-Two tables, printed as Markdown:
+Three tables, printed as Markdown:
 
 1. **Successor generation**: positions from random games of each ruleset, expanded by the
    reference engine (``legal_actions`` + ``play_unchecked`` per action) and by the batch
@@ -13,6 +13,9 @@ Two tables, printed as Markdown:
    peak memory, ratio. The batch engine's successors are timed on batches of the solver's
    size (the sample repeated).
 
+3. **Research certificates**: ``certify`` then ``check`` of the 4x4 and 5x5 c8 research
+   rulesets (6x6 with ``--big``): winner, plies, entries, shards, bytes, wall seconds.
+
 Rates are given per CPU second (``process_time``, children's ``ru_utime + ru_stime``) as well
 as per wall second: on a shared machine the wall clock measures the neighbours, and ratios are
 computed on CPU time within one run. Speed targets are read off this table, never asserted.
@@ -20,7 +23,7 @@ computed on CPU time within one run. Speed targets are read off this table, neve
 Usage::
 
     python benchmarks/bench_solver.py            # 4x4 c3/c4/c5; reference solve on c3 only
-    python benchmarks/bench_solver.py --big      # also the 5x5 c4 strong solve (minutes)
+    python benchmarks/bench_solver.py --big      # also 5x5 c4 solve, 6x6 certificate (minutes)
     python benchmarks/bench_solver.py --reference-all   # reference solves of c4/c5 too (slow)
 """
 
@@ -32,6 +35,7 @@ import random
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from collections import deque
 from pathlib import Path
@@ -212,9 +216,48 @@ def fmt_rate(x: float | None) -> str:
     return f"{x:.0f}"
 
 
+CERTIFIED = [
+    "pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump",
+    "pop1-5x5-c8-torus-continue-binempty-king-nozero-nojump",
+]
+CERTIFIED_BIG = "pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump"
+
+
+def certify_and_check(rid: str, timeout: float) -> dict:
+    """``certify`` then ``check`` in fresh processes; wall seconds of each."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "cert"
+        w0 = time.perf_counter()
+        made = subprocess.run(
+            [sys.executable, "-m", "harness", "certify", rid, "--out", str(out), "--json"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=timeout,
+        )
+        w1 = time.perf_counter()
+        if made.returncode != 0:
+            raise SystemExit(f"certify {rid} failed ({made.returncode}): {made.stderr.strip()}")
+        checked = subprocess.run(
+            [sys.executable, "-m", "harness", "check", str(out)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=timeout,
+        )
+        w2 = time.perf_counter()
+        if checked.returncode != 0:
+            raise SystemExit(f"check {rid} rejected the certificate: {checked.stdout.strip()}")
+    report = json.loads(made.stdout)
+    report.update(certify_wall_s=w1 - w0, check_wall_s=w2 - w1)
+    return report
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--big", action="store_true", help="also solve 5x5 c4 (minutes, GBs)")
+    ap.add_argument(
+        "--big", action="store_true", help="also solve 5x5 c4 and certify 6x6 c8 (minutes, GBs)"
+    )
     ap.add_argument("--reference-all", action="store_true", help="reference solves of c4/c5")
     ap.add_argument("--sample", type=int, default=1500, help="positions for table 1")
     ap.add_argument("--json", type=Path, help="also write the raw figures here")
@@ -277,8 +320,22 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
         solves.append(row)
+    print("\n## Research certificates (certify, then the independent check)\n")
+    print("| ruleset | winner | plies | entries | shards | bytes | certify s | check s |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    certs = []
+    for rid in CERTIFIED + ([CERTIFIED_BIG] if args.big else []):
+        c = certify_and_check(rid, timeout=3600)
+        certs.append(c)
+        print(
+            f"| {rid} | {c['winner']} | {c['plies']} | {c['entries']} | {c['shards']} | "
+            f"{c['bytes']} | {c['certify_wall_s']:.1f} | {c['check_wall_s']:.1f} |",
+            flush=True,
+        )
     if args.json:
-        args.json.write_text(json.dumps({"successors": gen, "solves": solves}, indent=1))
+        args.json.write_text(
+            json.dumps({"successors": gen, "solves": solves, "certificates": certs}, indent=1)
+        )
     return 0
 
 
