@@ -15,6 +15,7 @@ import argparse
 import importlib
 import importlib.util
 import sys
+from collections.abc import Callable
 
 # Order of the stages in ``--help``: the order of the data flow.
 STAGES = ("rules", "solver", "cert", "lean", "manifest", "site")
@@ -22,6 +23,30 @@ STAGES = ("rules", "solver", "cert", "lean", "manifest", "site")
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+
+
+def positive(kind: type) -> Callable[[str], int | float]:
+    """An argparse ``type`` for a positive ``int`` or ``float`` (finite), with one-line errors.
+
+    >>> positive(int)("3"), positive(float)("0.5")
+    (3, 0.5)
+    >>> positive(int)("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be positive, got '0'
+    """
+
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            what = "a whole number" if kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+        if not 0 < value < float("inf"):
+            raise argparse.ArgumentTypeError(f"must be positive, got {text!r}")
+        return value
+
+    return parse
 
 
 class HarnessError(Exception):

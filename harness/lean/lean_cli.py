@@ -22,7 +22,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from harness.cli import EXIT_FAILED, EXIT_OK, HarnessError
+from harness.cli import EXIT_FAILED, EXIT_OK, HarnessError, positive
 from harness.lean.cache import ResultCache, write_json_atomic
 from harness.lean.runner import GIB, Limits, discover_modules, run_project
 from harness.lean.toolchain import EXIT_NO_TOOLCHAIN, discover
@@ -41,26 +41,6 @@ address-space cap (RLIMIT_AS) of --memory GiB and a wall-clock --timeout; module
 import order, --jobs at a time. Passing results are cached by (module text, imported
 modules, the rest of the Lean project, toolchain), so a re-run checks only what changed.
 """
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
-    return value
 
 
 def default_jobs(memory_gib: float) -> int:
@@ -86,21 +66,21 @@ def register_lean(subparsers: argparse._SubParsersAction) -> argparse.ArgumentPa
     )
     parser.add_argument(
         "--jobs",
-        type=_positive_int,
+        type=positive(int),
         default=None,
         metavar="N",
         help="modules built at once (default: cores, bounded by memory / --memory)",
     )
     parser.add_argument(
         "--memory",
-        type=_positive_float,
+        type=positive(float),
         default=DEFAULT_MEMORY_GIB,
         metavar="GiB",
         help=f"address-space cap per build, in GiB (default {DEFAULT_MEMORY_GIB:g})",
     )
     parser.add_argument(
         "--timeout",
-        type=_positive_float,
+        type=positive(float),
         default=DEFAULT_TIMEOUT,
         metavar="S",
         help=f"wall-clock limit per build, in seconds (default {DEFAULT_TIMEOUT:g})",

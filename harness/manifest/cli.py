@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, HarnessError
+from harness.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, HarnessError, positive
 from harness.manifest import dsse
 from harness.manifest.keys import (
     KeyFileError,
@@ -36,19 +36,6 @@ def _ruleset_id(text: str) -> str:
         return Ruleset.from_id(text).id
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _positive(kind):
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-        if not value > 0:
-            raise argparse.ArgumentTypeError(f"must be positive, got {text}")
-        return value
-
-    return parse
 
 
 def _signing_key(path: Path | None):
@@ -96,20 +83,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--memory",
-        type=_positive(float),
+        type=positive(float),
         default=None,
         metavar="GiB",
         help="Lean: memory cap per module (passed to `python -m harness lean`)",
     )
     p.add_argument(
         "--timeout",
-        type=_positive(float),
+        type=positive(float),
         default=None,
         metavar="S",
         help="Lean: wall-clock limit per module",
     )
     p.add_argument(
-        "--jobs", type=_positive(int), default=None, metavar="N", help="Lean: modules built at once"
+        "--jobs", type=positive(int), default=None, metavar="N", help="Lean: modules built at once"
     )
     p.set_defaults(func=_verify)
 
@@ -256,12 +243,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     a.add_argument(
         "--memory",
-        type=_positive(float),
+        type=positive(float),
         default=None,
         metavar="GiB",
         help="memory cap for lean (default: the archive's -M, else 60)",
     )
-    a.add_argument("--timeout", type=_positive(float), default=3600.0, metavar="S")
+    a.add_argument("--timeout", type=positive(float), default=3600.0, metavar="S")
     a.add_argument("--force", action="store_true", help="replace an earlier audit in --out")
     a.set_defaults(func=_audit)
 

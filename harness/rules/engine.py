@@ -29,7 +29,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from harness.rules.errors import IllegalActionError
-from harness.rules.geometry import Geometry, geometry, iter_bits
+from harness.rules.geometry import PATTERN_DIRECTIONS, Geometry, geometry, iter_bits
 from harness.rules.position import PLAYERS, Action, Position
 from harness.rules.ruleset import Ruleset
 
@@ -81,13 +81,8 @@ def _destinations(rs: Ruleset, geo: Geometry, occupied: int, src: int) -> list[i
     elif rs.pattern == "anywhere":
         dests = [t for t in range(geo.squares) if not occupied >> t & 1]
     else:
-        dirs = {
-            "rook": (1, 3, 4, 6),
-            "bishop": (0, 2, 5, 7),
-            "queen": (0, 1, 2, 3, 4, 5, 6, 7),
-        }[rs.pattern]
         dests = []
-        for d in dirs:
+        for d in PATTERN_DIRECTIONS[rs.pattern]:
             for t in geo.slide_rays[src][d]:
                 if occupied >> t & 1:
                     if not rs.jump:

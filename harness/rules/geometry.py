@@ -33,6 +33,14 @@ DIRECTIONS: tuple[tuple[int, int], ...] = (
     (1, 1),
 )
 
+# Which of DIRECTIONS each movement pattern moves along (``anywhere`` has no directions).
+PATTERN_DIRECTIONS: dict[str, tuple[int, ...]] = {
+    "king": (0, 1, 2, 3, 4, 5, 6, 7),
+    "rook": (1, 3, 4, 6),
+    "bishop": (0, 2, 5, 7),
+    "queen": (0, 1, 2, 3, 4, 5, 6, 7),
+}
+
 # The four line directions and the branch names RULES.md's lines are reported under.
 LINE_DIRECTIONS: tuple[tuple[str, tuple[int, int]], ...] = (
     ("horizontal", (0, 1)),

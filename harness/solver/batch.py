@@ -53,6 +53,7 @@ import numpy as np
 from harness.rules.geometry import (
     DIRECTIONS,
     LINE_DIRECTIONS,
+    PATTERN_DIRECTIONS,
     geometry,
     geometry_for,
     surface_step,
@@ -402,12 +403,7 @@ class BatchEngine:
                         if t != src:
                             found[t] = 0
                 else:
-                    dirs = {
-                        "rook": (1, 3, 4, 6),
-                        "bishop": (0, 2, 5, 7),
-                        "queen": (0, 1, 2, 3, 4, 5, 6, 7),
-                    }[rs.pattern]
-                    for d in dirs:
+                    for d in PATTERN_DIRECTIONS[rs.pattern]:
                         between = 0
                         for t in geo.slide_rays[src][d]:
                             found[t] = 0 if rs.jump else between
@@ -481,14 +477,8 @@ class BatchEngine:
                 masks.append(np.uint64(m))
             self.reach_masks = masks
             return
-        dirs = {
-            "king": range(8),
-            "rook": (1, 3, 4, 6),
-            "bishop": (0, 2, 5, 7),
-            "queen": range(8),
-        }[rs.pattern]
         maps = []
-        for d in dirs:
+        for d in PATTERN_DIRECTIONS[rs.pattern]:
             dr, dc = DIRECTIONS[d]
             mapping = {}
             for r in range(R):

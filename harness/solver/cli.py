@@ -19,7 +19,6 @@ Example::
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -27,7 +26,7 @@ from contextlib import contextmanager
 from math import comb
 from pathlib import Path
 
-from harness.cli import HarnessError
+from harness.cli import HarnessError, positive
 from harness.rules.ruleset import Ruleset
 from harness.rules.symmetry import symmetries
 
@@ -72,19 +71,6 @@ def class_bound(rs: Ruleset) -> int:
     return 2 * total // len(symmetries(rs))
 
 
-def _positive(kind):
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"{text!r} must be positive")
-        return value
-
-    return parse
-
-
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "solve",
@@ -107,18 +93,18 @@ def register(subparsers) -> None:
         "(default): retrograde when a counting bound says the graph fits, else proof",
     )
     p.add_argument(
-        "--max-positions", type=_positive(int), help="budget: stored classes (retrograde)"
+        "--max-positions", type=positive(int), help="budget: stored classes (retrograde)"
     )
-    p.add_argument("--time-limit", type=_positive(float), metavar="SECONDS", help="budget: time")
+    p.add_argument("--time-limit", type=positive(float), metavar="SECONDS", help="budget: time")
     p.add_argument(
         "--memory-limit",
-        type=_positive(float),
+        type=positive(float),
         metavar="GIB",
         help="budget: resident memory in GiB (default: 90%% of RAM, at most 20)",
     )
-    p.add_argument("--max-nodes", type=_positive(int), help="budget: search nodes (proof)")
+    p.add_argument("--max-nodes", type=positive(int), help="budget: search nodes (proof)")
     p.add_argument(
-        "--max-plies", type=_positive(int), default=99, help="deepest win looked for (proof)"
+        "--max-plies", type=positive(int), default=99, help="deepest win looked for (proof)"
     )
     p.set_defaults(func=run)
 
