@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 
 from harness.atomic import write_atomic
@@ -66,12 +67,18 @@ def scrub_paths(text: str, labels: dict[str, str] | None = None) -> str:
     'lake not in ~/.elan/bin'
     >>> scrub_paths("wrote /tmp/w/x", {"/tmp/w": "WORK"})
     'wrote WORK/x'
+
+    A path is replaced only as a whole (a folder ``/tmp/ci`` leaves ``/tmp/cihome`` alone):
+
+    >>> scrub_paths("/tmp/ci/a and /tmp/cihome/b", {"/tmp/ci": "."})
+    './a and /tmp/cihome/b'
     """
     pairs = sorted((labels or {}).items(), key=lambda kv: -len(kv[0]))
-    for path, label in pairs:
-        if path:
-            text = text.replace(path, label)
     home = str(Path.home())
     if len(home) > 1:
-        text = text.replace(home, "~")
+        pairs.append((home, "~"))
+    for path, label in pairs:
+        if path:
+            # Not followed by another character of a file name: the path ends there.
+            text = re.sub(re.escape(path) + r"(?![\w.-])", lambda _m, label=label: label, text)
     return text
