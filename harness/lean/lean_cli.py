@@ -43,6 +43,37 @@ modules, the rest of the Lean project, toolchain), so a re-run checks only what 
 """
 
 
+def add_limit_arguments(parser: argparse.ArgumentParser, *, passed_on: bool = False) -> None:
+    """``--jobs``, ``--memory`` and ``--timeout`` of a Lean run. With ``passed_on`` (a command
+    that runs ``python -m harness lean`` for you) they default to None: lean's own defaults."""
+
+    def default(value: float) -> float | None:
+        return None if passed_on else value
+
+    lean = "Lean: " if passed_on else ""
+    parser.add_argument(
+        "--jobs",
+        type=positive(int),
+        default=None,
+        metavar="N",
+        help=f"{lean}modules built at once (default: cores, bounded by memory / --memory)",
+    )
+    parser.add_argument(
+        "--memory",
+        type=positive(float),
+        default=default(DEFAULT_MEMORY_GIB),
+        metavar="GiB",
+        help=f"{lean}address-space cap per build, in GiB (default {DEFAULT_MEMORY_GIB:g})",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=positive(float),
+        default=default(DEFAULT_TIMEOUT),
+        metavar="S",
+        help=f"{lean}wall-clock limit per build, in seconds (default {DEFAULT_TIMEOUT:g})",
+    )
+
+
 def default_jobs(memory_gib: float) -> int:
     """As many children as there are cores and as fit in physical memory at the cap (>= 1)."""
     cores = os.cpu_count() or 1
@@ -64,27 +95,7 @@ def register_lean(subparsers: argparse._SubParsersAction) -> argparse.ArgumentPa
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "--jobs",
-        type=positive(int),
-        default=None,
-        metavar="N",
-        help="modules built at once (default: cores, bounded by memory / --memory)",
-    )
-    parser.add_argument(
-        "--memory",
-        type=positive(float),
-        default=DEFAULT_MEMORY_GIB,
-        metavar="GiB",
-        help=f"address-space cap per build, in GiB (default {DEFAULT_MEMORY_GIB:g})",
-    )
-    parser.add_argument(
-        "--timeout",
-        type=positive(float),
-        default=DEFAULT_TIMEOUT,
-        metavar="S",
-        help=f"wall-clock limit per build, in seconds (default {DEFAULT_TIMEOUT:g})",
-    )
+    add_limit_arguments(parser)
     parser.add_argument(
         "--project",
         type=Path,

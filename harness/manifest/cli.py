@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from harness.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, HarnessError, positive
+from harness.lean.lean_cli import add_limit_arguments
 from harness.manifest import dsse
 from harness.manifest.keys import (
     KeyFileError,
@@ -81,23 +82,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="where the signed manifest is published (default manifests)",
     )
-    p.add_argument(
-        "--memory",
-        type=positive(float),
-        default=None,
-        metavar="GiB",
-        help="Lean: memory cap per module (passed to `python -m harness lean`)",
-    )
-    p.add_argument(
-        "--timeout",
-        type=positive(float),
-        default=None,
-        metavar="S",
-        help="Lean: wall-clock limit per module",
-    )
-    p.add_argument(
-        "--jobs", type=positive(int), default=None, metavar="N", help="Lean: modules built at once"
-    )
+    add_limit_arguments(p, passed_on=True)
     p.set_defaults(func=_verify)
 
     # -- keys ---------------------------------------------------------------------------
