@@ -58,7 +58,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "toolchain exists) -> signed manifest in MANIFESTS/RULESET.yaml. Work files go to "
         "WORK/RULESET (replaced only by a run that did not fail).",
         epilog="exit codes: 0 PASS; 1 a step failed (or a stage is missing); 2 bad input; "
-        "3 INCOMPLETE (everything passed, but Lean could not run here)",
+        "3 INCOMPLETE (everything passed, but Lean could not run here); 5 OPEN (--budget ran "
+        "out before solve or certify finished; the signed attempt goes to MANIFESTS/open/)",
     )
     p.add_argument(
         "ruleset",
@@ -81,6 +82,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=Path("manifests"),
         metavar="DIR",
         help="where the signed manifest is published (default manifests)",
+    )
+    p.add_argument(
+        "--budget",
+        type=positive(float),
+        default=None,
+        metavar="S",
+        help="seconds each of solve and certify may spend (default: no limit)",
     )
     add_limit_arguments(p, passed_on=True)
     p.set_defaults(func=_verify)
@@ -258,6 +266,7 @@ def _verify(args: argparse.Namespace) -> int:
         work_root=args.work,
         manifests=args.manifests,
         lean=LeanOptions(args.memory, args.timeout, args.jobs),
+        budget=args.budget,
     )
     report = pipe.run()
     print(summary_table(report.steps))

@@ -43,6 +43,8 @@ from harness.manifest.manifest import environment, git_state, now_utc, write_man
 from harness.manifest.stages import COMMAND_STAGE, REPO, Completed, HarnessRunner
 
 EXIT_PASS, EXIT_FAIL, EXIT_INCOMPLETE = 0, 1, 3
+EXIT_OPEN = 5  # a budget ran out before a result: signed and published as open
+EXIT_BUDGET = 3  # what solve and certify return when their budget runs out
 EXIT_NO_TOOLCHAIN = 4  # what `python -m harness lean` returns when no toolchain exists
 NEEDED = ("solve", "certify", "check", "corpus", "render", "lean")
 MODEL_FILE = "formal/Game.lean"
@@ -192,9 +194,11 @@ class Pipeline:
         manifests: Path = Path("manifests"),
         lean_project: Path = REPO / "lean",
         lean: LeanOptions | None = None,
+        budget: float | None = None,
         say: Callable[[str], None] | None = None,
     ) -> None:
         self.ruleset = ruleset
+        self.budget = budget
         self.key = key
         self.runner = runner or HarnessRunner()
         self.work_root = Path(work_root)
@@ -233,13 +237,20 @@ class Pipeline:
         step = Step(name, status, seconds, detail)
         self.steps.append(step)
         self.say(f"    {status}: {detail}" if detail else f"    {status}")
-        if status == "failed":
+        if status in ("failed", "budget"):
             raise _Failed(name)
         return step
 
+    def _budget_args(self, flag: str) -> list[str]:
+        return [] if self.budget is None else [flag, f"{self.budget:g}"]
+
     def _solve(self) -> None:
-        done = self._cmd("solve", ["solve", self.ruleset, "--json"])
+        done = self._cmd(
+            "solve", ["solve", self.ruleset, "--json", *self._budget_args("--time-limit")]
+        )
         info = _json_out(done)
+        if done.returncode == EXIT_BUDGET:
+            self._record("solve", "budget", done.seconds, done.last_error_line())
         if done.returncode != 0 or "value" not in info:
             self._record("solve", "failed", done.seconds, done.last_error_line())
         self.facts["solve"] = info
@@ -251,7 +262,10 @@ class Pipeline:
 
     def _certify(self) -> None:
         out = self.work / "certificate"
-        done = self._cmd("certify", ["certify", self.ruleset, "--out", str(out), "--json"])
+        args = ["certify", self.ruleset, "--out", str(out), "--json"]
+        done = self._cmd("certify", args + self._budget_args("--seconds"))
+        if done.returncode == EXIT_BUDGET:
+            self._record("certify", "budget", done.seconds, done.last_error_line())
         if done.returncode != 0:
             self._record("certify", "failed", done.seconds, done.last_error_line())
         try:
@@ -515,6 +529,21 @@ class Pipeline:
 
     # -- the whole run --------------------------------------------------------------------
 
+    def _open_paths(self) -> tuple[Path, Path]:
+        folder = self.manifests / "open"
+        return folder / f"{self.ruleset}.yaml", folder / f"{self.ruleset}.dsse.json"
+
+    def _publish_open(self, local: Path, doc: dict) -> VerifyReport:
+        """A spent budget is a result too: the attempt is published under ``manifests/open/``
+        (what ran, for how long, where it stopped), unless a proved or certified result of the
+        ruleset is already published, which an open attempt never displaces."""
+        published = None
+        if not (self.manifests / f"{self.ruleset}.yaml").exists():
+            published, envelope = self._open_paths()
+            write_atomic(published, local.read_bytes())
+            write_atomic(envelope, (self.work / "manifest.dsse.json").read_bytes())
+        return VerifyReport("OPEN", EXIT_OPEN, self.steps, self.work, local, published, doc)
+
     def run(self) -> VerifyReport:
         check_stages(self.runner)
         self.work_root.mkdir(parents=True, exist_ok=True)
@@ -537,12 +566,17 @@ class Pipeline:
         except _Failed:
             failed = True
         lean_status = (self.facts.get("lean") or {}).get("status")
-        verdict = "FAIL" if failed else ("PASS" if lean_status == "passed" else "INCOMPLETE")
+        if failed:
+            verdict = "OPEN" if self.steps[-1].status == "budget" else "FAIL"
+        else:
+            verdict = "PASS" if lean_status == "passed" else "INCOMPLETE"
         doc = self.manifest_doc(verdict)
         local = self.work / "manifest.yaml"
         write_manifest(local, doc, self.key)
         if verdict == "FAIL":
             return VerifyReport(verdict, EXIT_FAIL, self.steps, self.work, local, None, doc)
+        if verdict == "OPEN":
+            return self._publish_open(local, doc)
         # Swap the finished run into place, then publish its manifest.
         replace_dir(self.work, self.final)
         published = self.manifests / f"{self.ruleset}.yaml"
@@ -550,6 +584,8 @@ class Pipeline:
         envelope = (self.final / "manifest.dsse.json").read_bytes()
         write_atomic(published, data)
         write_atomic(published.with_name(f"{self.ruleset}.dsse.json"), envelope)
+        for stale in self._open_paths():  # a result supersedes the record of an open attempt
+            stale.unlink(missing_ok=True)
         code = EXIT_PASS if verdict == "PASS" else EXIT_INCOMPLETE
         return VerifyReport(
             verdict, code, self.steps, self.final, self.final / "manifest.yaml", published, doc

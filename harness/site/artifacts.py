@@ -2,6 +2,8 @@
 
 * ``MANIFESTS/*.yaml`` (``manifests/`` by default): the signed verify manifests of published
   results (``python -m harness verify`` writes one per run that did not fail);
+* ``MANIFESTS/open/*.yaml``: the signed records of attempts whose budget ran out
+  (``verify --budget``), published as open results;
 * ``FROM/RULESET/`` (``out/verify`` by default): the verified run's files: the certificate the
   replay is derived from and the Lean model as verified. Used only when every file the
   manifest vouches for still has the SHA-256 it records;
@@ -46,7 +48,7 @@ class Result:
     manifest: dict
     manifest_path: Path
     envelope_path: Path | None
-    published: bool  # in MANIFESTS (a run that passed, or passed except for Lean)
+    published: bool  # in MANIFESTS: a result, or (under open/) an attempt whose budget ran out
     work: Path | None = None  # the verified run's folder, if its files match the manifest
     notes: list[str] = field(default_factory=list)  # what is missing, in one line each
     archive: Archive | None = None
@@ -77,7 +79,7 @@ class Result:
     @property
     def failed_step(self) -> dict | None:
         for step in self.manifest.get("steps") or []:
-            if step.get("status") == "failed":
+            if step.get("status") in ("failed", "budget"):
                 return step
         return None
 
@@ -206,14 +208,24 @@ def collect_results(
                 raise HarnessError(f"site: {path}: names ruleset {ruleset}, not its file name")
             published[ruleset] = Result(ruleset, doc, path, _envelope(path), True)
     attempted: dict[str, Result] = {}
+    if manifests_dir is not None and (manifests_dir / "open").is_dir():
+        # Published attempts whose budget ran out (verify --budget): open results.
+        for path in sorted((manifests_dir / "open").glob("*.yaml")):
+            doc = _load_yaml(path)
+            ruleset = str(doc.get("ruleset"))
+            if doc.get("kind") == "verify" and doc.get("verdict") == "OPEN":
+                if path.name != f"{ruleset}.yaml":
+                    raise HarnessError(f"site: {path}: names ruleset {ruleset}, not its file name")
+                if ruleset not in published:
+                    attempted[ruleset] = Result(ruleset, doc, path, _envelope(path), True)
     if from_dir is not None and from_dir.is_dir():
         for path in sorted(from_dir.glob("*.partial/manifest.yaml")):
             doc = _load_yaml(path)
             ruleset = str(doc.get("ruleset"))
             # A failed run leaves its folder behind; a later good run of the same ruleset
             # stands for it in the table.
-            if doc.get("kind") == "verify" and doc.get("verdict") == "FAIL":
-                if ruleset not in published:
+            if doc.get("kind") == "verify" and doc.get("verdict") in ("FAIL", "OPEN"):
+                if ruleset not in published and ruleset not in attempted:
                     attempted[ruleset] = Result(ruleset, doc, path, _envelope(path), False)
     for result in published.values():
         if public_key is not None:

@@ -40,12 +40,14 @@ def tiny_lean_project(root: Path) -> Path:
 
 class StandIn(HarnessRunner):
     """``missing``: commands that do not exist; ``fail``: the command that fails;
-    ``lean``: "none" (no toolchain), "pass", or "guard" (passes with other GUARD_HITS)."""
+    ``lean``: "none" (no toolchain), "pass", or "guard" (passes with other GUARD_HITS);
+    ``budget``: the command whose budget runs out (exit 3, as solve and certify do)."""
 
-    def __init__(self, *, missing=(), fail=None, lean="none", winner="x") -> None:
+    def __init__(self, *, missing=(), fail=None, lean="none", winner="x", budget=None) -> None:
         super().__init__()
         self.missing = set(missing)
         self.fail = fail
+        self.budget = budget
         self.lean = lean
         self.winner = winner
         self.calls: list[list[str]] = []
@@ -64,6 +66,9 @@ class StandIn(HarnessRunner):
         cmd = args[0]
         if cmd == self.fail:
             return Completed(args, 1, "", f"error: {cmd} stand-in was told to fail\n", 0.01)
+        if cmd == self.budget:
+            message = f"error: {args[1]}: budget exhausted after 3270000 nodes and 600 s\n"
+            return Completed(args, 3, "", message, 600.0)
         return getattr(self, f"_{cmd}")(args)
 
     @staticmethod

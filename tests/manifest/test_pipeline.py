@@ -172,3 +172,53 @@ def test_lean_project_copy_skips_build_output(tmp_path):
     copied = copy_lean_project(src, tmp_path / "dst")
     assert sorted(copied) == ["Pop.lean", "Pop/Rules.lean", "lakefile.toml", "lean-toolchain"]
     assert not (tmp_path / "dst" / ".lake").exists()
+
+
+def _project(root):
+    folder = root / "lean-src"
+    return folder if folder.exists() else tiny_lean_project(folder)
+
+
+def _run(root, key, runner, budget=None):
+    pipe = Pipeline(
+        RULESET,
+        key,
+        runner=runner,
+        work_root=root / "out" / "verify",
+        manifests=root / "manifests",
+        lean_project=_project(root),
+        budget=budget,
+        say=lambda line: None,
+    )
+    return pipe.run()
+
+
+def test_a_spent_budget_is_published_as_an_open_signed_attempt(tmp_path, key):
+    runner = StandIn(budget="certify")
+    report = _run(tmp_path, key, runner, budget=600)
+    assert (report.verdict, report.exit_code) == ("OPEN", 5)
+    assert [(s.name, s.status) for s in report.steps] == [
+        ("solve", "passed"),
+        ("certify", "budget"),
+    ]
+    assert "budget exhausted after 3270000 nodes" in report.steps[-1].detail
+    # The budget reached both searches.
+    solve, certify = runner.calls
+    assert solve[-2:] == ["--time-limit", "600"] and certify[-2:] == ["--seconds", "600"]
+    open_yaml = tmp_path / "manifests" / "open" / f"{RULESET}.yaml"
+    assert report.published == open_yaml
+    assert not (tmp_path / "manifests" / f"{RULESET}.yaml").exists()
+    doc, _ = read_signed(open_yaml, key.public)
+    assert doc["verdict"] == "OPEN" and doc["steps"][-1]["seconds"] == 600.0
+
+
+def test_an_open_attempt_never_displaces_a_result_and_a_result_clears_it(tmp_path, key):
+    _run(tmp_path, key, StandIn(budget="certify"), budget=5)
+    open_yaml = tmp_path / "manifests" / "open" / f"{RULESET}.yaml"
+    assert open_yaml.exists()
+    done = _run(tmp_path, key, StandIn())
+    assert done.verdict == "INCOMPLETE"
+    assert not open_yaml.exists() and (tmp_path / "manifests" / f"{RULESET}.yaml").exists()
+    again = _run(tmp_path, key, StandIn(budget="solve"), budget=5)
+    assert (again.verdict, again.published) == ("OPEN", None)
+    assert not open_yaml.exists()

@@ -362,3 +362,28 @@ def test_shipped_tables_match_the_solver(built_site):
                     break
                 history.append(pos)
                 pos = out.next
+
+
+def test_an_open_attempt_published_under_manifests_open_is_listed_as_open(tmp_path):
+    # A verify run whose certify budget ran out (stand-in stages), then the site's reader.
+    from harness.manifest.pipeline import Pipeline
+    from harness.site.artifacts import collect_results
+    from tests.manifest.standin import RULESET, StandIn, tiny_lean_project
+
+    key = generate(tmp_path / "keys" / "k.pem")
+    report = Pipeline(
+        RULESET,
+        key,
+        runner=StandIn(budget="certify"),
+        work_root=tmp_path / "out",
+        manifests=tmp_path / "manifests",
+        lean_project=tiny_lean_project(tmp_path / "lean"),
+        budget=600,
+        say=lambda line: None,
+    ).run()
+    assert report.verdict == "OPEN"
+    results = collect_results(tmp_path / "manifests", None, None, key.public)
+    assert [(r.ruleset, r.status, r.page) for r in results] == [(RULESET, "open", None)]
+    assert results[0].failed_step["step"] == "certify"
+    assert "budget exhausted" in results[0].failed_step["detail"]
+    assert results[0].seconds_spent == pytest.approx(600.5, abs=1)
