@@ -212,7 +212,16 @@ def _prove(rs: Ruleset, args) -> dict:
     try:
         result = search.prove(max_plies=args.max_plies)
     except BudgetExhausted as exc:
-        raise BudgetError(f"{rs.id}: proof search budget exhausted: {exc}") from None
+        # Say how far the search got: the deepest bound fully searched for each player.
+        reached = ", ".join(
+            f"no {player} win within {depth} plies"
+            for player, depth in zip(("x", "o"), search.done_depth, strict=True)
+            if depth > 0
+        )
+        raise BudgetError(
+            f"{rs.id}: proof search budget exhausted after {search.nodes:,} nodes "
+            f"({reached or 'no depth completed'}): {exc}"
+        ) from None
     if result.winner is None:
         raise BudgetError(
             f"{rs.id}: no forced win within {args.max_plies} plies (budget --max-plies); "
