@@ -160,12 +160,7 @@ def read_index(directory: str | os.PathLike[str]) -> dict[str, Any]:
         raise CertificateError(f"{path}: not valid YAML{at}") from exc
     if not isinstance(index, dict):
         raise CertificateError(f"{path}: expected a mapping of {', '.join(INDEX_FIELDS)}")
-    unknown = [k for k in index if k not in INDEX_FIELDS]
-    if unknown:
-        raise CertificateError(f"{path}: unknown field(s) {', '.join(map(str, unknown))}")
-    missing = [k for k in INDEX_FIELDS if k not in index]
-    if missing:
-        raise CertificateError(f"{path}: missing field(s) {', '.join(missing)}")
+    _require_fields(index, INDEX_FIELDS, str(path))
     if index["format"] != FORMAT or isinstance(index["format"], bool):
         raise CertificateError(f"{path}: format {index['format']!r}, this checker reads {FORMAT}")
     for key in ("ruleset", "winner", "root", "hash"):
@@ -182,12 +177,7 @@ def read_index(directory: str | os.PathLike[str]) -> dict[str, Any]:
         where = f"{path}: shards[{i}]"
         if not isinstance(shard, dict):
             raise CertificateError(f"{where}: expected a mapping of {', '.join(SHARD_FIELDS)}")
-        unknown = [k for k in shard if k not in SHARD_FIELDS]
-        if unknown:
-            raise CertificateError(f"{where}: unknown field(s) {', '.join(map(str, unknown))}")
-        missing = [k for k in SHARD_FIELDS if k not in shard]
-        if missing:
-            raise CertificateError(f"{where}: missing field(s) {', '.join(missing)}")
+        _require_fields(shard, SHARD_FIELDS, where)
         name = shard["file"]
         if (
             not isinstance(name, str)
@@ -221,6 +211,18 @@ def decompress(data: bytes, where: str) -> bytes:
         raise CertificateError(f"{where}: corrupt or truncated gzip ({exc})") from exc
 
 
+def _require_fields(
+    obj: dict, fields: tuple[str, ...], where: str, *, missing_is: str = "missing"
+) -> None:
+    """Exactly ``fields``: an unknown one is named first, then any that is missing."""
+    unknown = [k for k in obj if k not in fields]
+    if unknown:
+        raise CertificateError(f"{where}: unknown field(s) {', '.join(map(str, unknown))}")
+    missing = [k for k in fields if k not in obj]
+    if missing:
+        raise CertificateError(f"{where}: {missing_is} field(s) {', '.join(missing)}")
+
+
 def parse_entry(line: str, where: str) -> Entry:
     """One JSON line to an :class:`Entry`; anything else is a :class:`CertificateError`."""
     try:
@@ -229,12 +231,7 @@ def parse_entry(line: str, where: str) -> Entry:
         raise CertificateError(f"{where}: malformed line, not JSON ({exc.msg})") from exc
     if not isinstance(obj, dict):
         raise CertificateError(f"{where}: malformed line, expected a JSON object")
-    unknown = [k for k in obj if k not in ENTRY_FIELDS]
-    if unknown:
-        raise CertificateError(f"{where}: unknown field(s) {', '.join(unknown)}")
-    missing = [k for k in ENTRY_FIELDS if k not in obj]
-    if missing:
-        raise CertificateError(f"{where}: malformed line, missing field(s) {', '.join(missing)}")
+    _require_fields(obj, ENTRY_FIELDS, where, missing_is="malformed line, missing")
     position, action, rank = obj["position"], obj["action"], obj["rank"]
     if not isinstance(position, str) or not isinstance(action, str):
         raise CertificateError(f"{where}: malformed line, position and action must be text")
