@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import random
 
+from hypothesis import assume
 from hypothesis import strategies as st
 
-from harness.rules import Game, Ruleset
+from harness.rules import Action, Game, Ruleset
 from harness.rules.ruleset import EDGES, MOVEMENTS, PATTERNS, STUCK_RULES
 
 rulesets = st.builds(
@@ -39,3 +40,12 @@ def play_randomly(rs: Ruleset, seed: int, plies: int) -> Game:
 def games(draw, rulesets=rulesets, max_plies: int = 60) -> Game:
     rs = draw(rulesets)
     return play_randomly(rs, draw(st.integers(0, 2**32 - 1)), draw(st.integers(0, max_plies)))
+
+
+@st.composite
+def turns(draw) -> tuple[Game, Action]:
+    """A game that is not over and one of its legal actions."""
+    game = draw(games())
+    assume(not game.is_terminal())
+    actions = game.legal_actions()
+    return game, actions[draw(st.integers(0, len(actions) - 1))]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from harness.rules import (
     DEFAULT_RULESET,
@@ -19,7 +18,7 @@ from harness.rules import (
     legal_actions,
 )
 from harness.rules.corpus import HAND_MADE
-from tests.rules.strategies import games
+from tests.rules.strategies import games, turns
 
 
 @pytest.mark.parametrize("case", HAND_MADE, ids=lambda c: c.name)
@@ -124,13 +123,11 @@ def test_undo_on_a_new_game_is_an_error():
 
 
 @settings(max_examples=150, deadline=None)
-@given(games(), st.integers(0, 10**6))
-def test_a_turn_conserves_checkers_and_never_stacks(game, pick):
+@given(turns())
+def test_a_turn_conserves_checkers_and_never_stacks(turn):
+    game, action = turn
     rs = game.ruleset
-    if game.is_terminal():
-        return
     pos = game.position
-    action = game.legal_actions()[pick % len(game.legal_actions())]
     out = apply_action(rs, pos, action)
     nxt = out.next
     assert nxt.board[0] & nxt.board[1] == 0

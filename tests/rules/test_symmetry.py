@@ -1,10 +1,9 @@
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from harness.rules import Ruleset, apply_action
 from harness.rules.symmetry import canonical, symmetries
-from tests.rules.strategies import games
+from tests.rules.strategies import games, turns
 
 
 @pytest.mark.parametrize(
@@ -33,13 +32,11 @@ def test_klein_keeps_only_maps_that_respect_the_twist():
 
 
 @settings(max_examples=200, deadline=None)
-@given(games(), st.integers(0, 10**6))
-def test_every_symmetry_commutes_with_a_turn(game, pick):
+@given(turns())
+def test_every_symmetry_commutes_with_a_turn(turn):
+    game, action = turn
     rs = game.ruleset
-    if game.is_terminal():
-        return
     pos = game.position
-    action = game.legal_actions()[pick % len(game.legal_actions())]
     out = apply_action(rs, pos, action)
     for sym in symmetries(rs):
         image = apply_action(rs, sym.position(pos), sym.action(action))
