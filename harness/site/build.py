@@ -1,4 +1,4 @@
-"""Build the static site: Jinja page templates from ``templates/site`` plus the files of
+"""Build the static site: Jinja page templates from ``harness/site/templates`` plus the files of
 ``harness/site/static`` (the browser engine ``pop.js`` and the pages' scripts and styles).
 
 Pages: Home, Play (with perfect play and action values for the rulesets in
@@ -32,7 +32,7 @@ from harness.site.solved import SOLVED_RULESETS, SolvedTable, build_tables, inde
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 STATIC_DIR = PACKAGE_DIR / "static"
-TEMPLATE_DIR = PACKAGE_DIR.parents[1] / "templates" / "site"
+TEMPLATE_DIR = PACKAGE_DIR / "templates"
 
 # A site folder carries this file, so that rebuilding never deletes a folder we did not make.
 MARKER = ".pop-site"
@@ -40,7 +40,7 @@ MARKER = ".pop-site"
 
 @dataclass(frozen=True)
 class Page:
-    """One page: ``templates/site/<template>`` rendered to ``<out>/<filename>``."""
+    """One page: ``harness/site/templates/<template>`` rendered to ``<out>/<filename>``."""
 
     name: str
     filename: str
