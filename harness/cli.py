@@ -5,24 +5,53 @@ function ``register(subparsers)`` that adds its subcommands; each subcommand set
 ``func`` (taking the parsed arguments, returning an exit code) with ``set_defaults``.
 Stages are discovered here, so adding a command never means editing this file.
 
-Exit codes shared by every command: 0 success, 1 a check failed, 2 unusable input.
-Commands document any further codes of their own in their ``--help``.
+Every command shares one exit-code taxonomy (:data:`EXIT_CODES`, shown in every ``--help``
+and the README): 0 success; 1 a check rejected something, or no win exists within the stated
+bound; 2 unusable input or environment (a bad id, position or path, an I/O error, a full
+disk, a missing permission, a folder locked by another run); 3 a budget ran out (its state
+kept) or the result is INCOMPLETE; 4 no Lean toolchain; 5 an open result; 70 an internal
+error (a bug). :func:`run_guarded` maps what a command raises to these codes in one place,
+so no traceback ever reaches a user: an unexpected exception is reported in one line that
+names a log file holding the traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import errno
 import importlib
 import importlib.util
+import os
 import sys
+import tempfile
+import traceback
 from collections.abc import Callable
+from pathlib import Path
+
+from harness.bounded import one_line
 
 # Order of the stages in ``--help``: the order of the data flow.
 STAGES = ("rules", "solver", "cert", "lean", "manifest", "site")
 
 EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
+EXIT_FAILED = 1  # a check rejected something, or no win within the stated bound
+EXIT_USAGE = 2  # unusable input or environment: bad input, I/O error, disk full, locked
+EXIT_BUDGET = 3  # a budget ran out (state kept), or INCOMPLETE
+EXIT_NO_LEAN = 4  # no Lean toolchain here
+EXIT_OPEN = 5  # an open result: the budget ran out before a proof
+EXIT_INTERNAL = 70  # a bug (sysexits' EX_SOFTWARE): one line here, the traceback in a log
+EXIT_INTERRUPTED = 130  # SIGINT, as a shell reports it
+
+EXIT_CODES = (
+    "exit codes (every command): 0 success; 1 a check rejected something, or no win within "
+    "the stated bound; 2 unusable input or environment (bad id, position or path, I/O error, "
+    "disk full, permission, locked by another run); 3 a budget ran out (state kept) or "
+    "INCOMPLETE; 4 no Lean toolchain; 5 an open result; 70 internal error (a bug: the "
+    "message names a log file with the traceback); 130 interrupted."
+)
+
+LOG_DIR_ENV = "POP_HARNESS_LOG_DIR"
 
 
 def positive(kind: type) -> Callable[[str], int | float]:
@@ -59,26 +88,116 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m harness",
         description="Solve Pop rulesets, certify the results and check them with Lean.",
+        epilog=EXIT_CODES,
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for stage in STAGES:
         name = f"harness.{stage}.cli"
         if importlib.util.find_spec(name) is not None:
             importlib.import_module(name).register(subparsers)
+    add_exit_codes(parser)
     return parser
+
+
+def add_exit_codes(parser: argparse.ArgumentParser) -> None:
+    """Append :data:`EXIT_CODES` to the ``--help`` of every command below ``parser``."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in set(action.choices.values()):
+                if EXIT_CODES not in (sub.epilog or ""):
+                    sub.epilog = f"{sub.epilog}\n\n{EXIT_CODES}" if sub.epilog else EXIT_CODES
+                add_exit_codes(sub)
+
+
+def describe_os_error(exc: OSError) -> str:
+    """One line for a file-system error: the path(s) and what the system said.
+
+    >>> describe_os_error(OSError(28, "No space left on device", "out/x.tmp"))
+    'out/x.tmp: No space left on device (the disk is full)'
+    """
+    names = [str(n) for n in (exc.filename, exc.filename2) if n is not None]
+    what = exc.strerror or str(exc) or type(exc).__name__
+    hint = {
+        errno.ENOSPC: " (the disk is full)",
+        errno.EDQUOT: " (disk quota exceeded)",
+        errno.EROFS: " (the file system is read-only)",
+    }.get(exc.errno, "")
+    return one_line(f"{' -> '.join(names)}: {what}{hint}" if names else f"{what}{hint}")
+
+
+def log_dir() -> Path:
+    """Where tracebacks of internal errors go: ``$POP_HARNESS_LOG_DIR``, else
+    ``$XDG_STATE_HOME/pop-harness/logs`` (default ``~/.local/state/pop-harness/logs``)."""
+    given = os.environ.get(LOG_DIR_ENV)
+    if given:
+        return Path(given)
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "pop-harness" / "logs"
+
+
+def write_crash_log(exc: BaseException, argv: list[str] | None = None) -> Path | None:
+    """Write the traceback of ``exc`` to a new file under :func:`log_dir` (or the temporary
+    folder when that cannot be written) and return its path; None when nothing could be."""
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ")
+    text = (
+        f"pop-harness internal error at {stamp}\n"
+        f"argv: {sys.argv if argv is None else argv}\n"
+        f"python: {sys.version.split()[0]}\n\n"
+        + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    )
+    for folder in (log_dir(), Path(tempfile.gettempdir())):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(prefix=f"crash-{stamp}-", suffix=".log", dir=folder)
+            with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as fh:
+                fh.write(text)
+            return Path(name)
+        except (OSError, MemoryError):
+            continue
+    return None
+
+
+def run_guarded(func: Callable[[], int | None], argv: list[str] | None = None) -> int:
+    """Run a command and turn whatever it raises into one line on stderr and an exit code.
+
+    ``HarnessError`` keeps its own code; a ``ValueError`` (every parse error of the engine and
+    the readers) and an ``OSError`` (a missing file, a full disk, a read-only folder) are
+    unusable input (2); anything else is a bug: one line naming the log file with the
+    traceback, exit :data:`EXIT_INTERNAL`.
+    """
+    try:
+        return int(func() or 0)
+    except HarnessError as exc:
+        print(f"error: {one_line(str(exc))}", file=sys.stderr)
+        return exc.exit_code
+    except ValueError as exc:  # the engine's and the readers' errors are ValueError subclasses
+        print(f"error: {one_line(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader of our output went away (e.g. `| head`): nothing more can be said there.
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the exit-time flush
+        except OSError:
+            pass
+        return EXIT_USAGE
+    except OSError as exc:
+        print(f"error: {describe_os_error(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - the one place that catches everything
+        log = write_crash_log(exc, argv)
+        where = f"traceback in {log}" if log else "no log could be written"
+        kind = "out of memory" if isinstance(exc, MemoryError) else type(exc).__name__
+        print(
+            f"internal error: {kind}: {one_line(str(exc), 200)} (a bug in pop-harness; {where})",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return int(args.func(args) or 0)
-    except HarnessError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except ValueError as exc:  # the engine's parse errors are ValueError subclasses
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    return run_guarded(lambda: args.func(args), argv)

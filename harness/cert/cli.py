@@ -21,12 +21,10 @@ from pathlib import Path
 from harness.cert.builder import Strategy
 from harness.cert.checker import check_certificate, terminal_progress
 from harness.cert.format import CertificateError, write_certificate
-from harness.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, HarnessError
+from harness.cli import EXIT_BUDGET, EXIT_FAILED, EXIT_OK, EXIT_USAGE, HarnessError
 from harness.rules.position import PLAYERS, Position
 from harness.rules.ruleset import Ruleset
 from harness.solver.proof import BudgetExhausted, ProofSearch, ProofStateError, stderr_progress
-
-EXIT_BUDGET = 3
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -117,11 +115,7 @@ def run_certify(args: argparse.Namespace) -> int:
     try:
         result = search.prove(max_plies=args.max_plies, attackers=attackers)
     except BudgetExhausted as exc:
-        if state is not None:
-            search.save(state)
-        kept = f"; state kept in {state}, run again with --state {state} to resume" if state else ""
-        print(f"error: {rs.id}: {exc} after {search.nodes:,} nodes{kept}", file=sys.stderr)
-        return EXIT_BUDGET
+        return _budget_spent(search, state, f"{rs.id}: {exc}")
     searched = time.monotonic() - t0
     if state is not None:
         search.save(state)
@@ -134,15 +128,22 @@ def run_certify(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     attacker = PLAYERS.index(result.winner)
     t1 = time.monotonic()
-    strategy = Strategy.build(
-        search,
-        attacker,
-        optimize=not args.no_optimize,
-        full_rank=args.optimize_rank,
-        progress=None if say is None else (lambda n: say(f"building: {n:,} entries")),
-    )
-    if not args.no_optimize:
-        strategy.refine()
+    try:
+        # Building proves successors on demand with the same search, so the budget can run
+        # out here too: that is a spent budget (state kept), never "no win".
+        strategy = Strategy.build(
+            search,
+            attacker,
+            optimize=not args.no_optimize,
+            full_rank=args.optimize_rank,
+            progress=None if say is None else (lambda n: say(f"building: {n:,} entries")),
+        )
+        if not args.no_optimize:
+            strategy.refine()
+    except BudgetExhausted as exc:
+        return _budget_spent(
+            search, state, f"{rs.id}: {exc} while building the certificate of {result.winner}'s win"
+        )
     shards = strategy.layout(max_entries=args.shard_entries)
     built = time.monotonic() - t1
     try:
@@ -174,6 +175,15 @@ def run_certify(args: argparse.Namespace) -> int:
             f"hash {index['hash']}; search {searched:.1f} s, build {built:.1f} s"
         )
     return EXIT_OK
+
+
+def _budget_spent(search: ProofSearch, state: Path | None, what: str) -> int:
+    """Save the proof state (when there is a ``--state``) and report a spent budget: exit 3."""
+    if state is not None:
+        search.save(state)
+    kept = f"; state kept in {state}, run again with --state {state} to resume" if state else ""
+    print(f"error: {what} after {search.nodes:,} nodes{kept}", file=sys.stderr)
+    return EXIT_BUDGET
 
 
 def run_check(args: argparse.Namespace) -> int:

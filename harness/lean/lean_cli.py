@@ -22,7 +22,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from harness.cli import EXIT_FAILED, EXIT_OK, HarnessError, positive
+from harness.cli import EXIT_FAILED, EXIT_OK, HarnessError, positive, run_guarded
 from harness.lean.cache import ResultCache, write_json_atomic
 from harness.lean.runner import GIB, Limits, discover_modules, run_project
 from harness.lean.toolchain import EXIT_NO_TOOLCHAIN, discover
@@ -197,17 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m harness.lean.lean_cli")
     register_lean(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
-    try:
-        return int(args.func(args) or 0)
-    except HarnessError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    return run_guarded(lambda: args.func(args), argv)
 
 
 if __name__ == "__main__":

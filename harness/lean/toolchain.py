@@ -28,9 +28,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.cli import HarnessError
+from harness.cli import EXIT_NO_LEAN, HarnessError
 
-EXIT_NO_TOOLCHAIN = 4
+EXIT_NO_TOOLCHAIN = EXIT_NO_LEAN
 
 ELAN_INSTALL = (
     "curl https://raw.githubusercontent.com/leanprover/elan/master/elan-init.sh -sSf "

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import yaml
 
-from harness.cli import HarnessError
+from harness.cli import EXIT_BUDGET, EXIT_FAILED, EXIT_OK, EXIT_USAGE, HarnessError
 from harness.lean.parse import parse_output
 from harness.lean.toolchain import (
     elan_home,
@@ -56,7 +56,7 @@ from harness.manifest.manifest import write_manifest as write_signed
 from harness.manifest.seal import ENVELOPE_NAME, MANIFEST_NAME
 from harness.manifest.stages import HarnessRunner
 
-EXIT_PASS, EXIT_FAIL, EXIT_UNUSABLE, EXIT_INCOMPLETE = 0, 1, 2, 3
+EXIT_PASS, EXIT_FAIL, EXIT_UNUSABLE, EXIT_INCOMPLETE = EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BUDGET
 VERDICT_EXIT = {"PASS": EXIT_PASS, "FAIL": EXIT_FAIL, "INCOMPLETE": EXIT_INCOMPLETE}
 GIB = 1 << 30
 DEFAULT_MEMORY_GIB = 60.0  # the seeds' -M60000; RLIMIT_AS needs headroom over the peak RSS

@@ -35,17 +35,23 @@ from pathlib import Path
 import yaml
 
 from harness.atomic import replace_dir
-from harness.cli import HarnessError
+from harness.cli import (
+    EXIT_BUDGET,
+    EXIT_FAILED,
+    EXIT_NO_LEAN,
+    EXIT_OK,
+    EXIT_OPEN,
+    HarnessError,
+)
 from harness.manifest.fsutil import scrub_paths, sha256_file, write_atomic
 from harness.manifest.keys import SigningKey
 from harness.manifest.leanflat import FlattenError, flatten
 from harness.manifest.manifest import environment, git_state, now_utc, write_manifest
 from harness.manifest.stages import COMMAND_STAGE, REPO, Completed, HarnessRunner
 
-EXIT_PASS, EXIT_FAIL, EXIT_INCOMPLETE = 0, 1, 3
-EXIT_OPEN = 5  # a budget ran out before a result: signed and published as open
-EXIT_BUDGET = 3  # what solve and certify return when their budget runs out
-EXIT_NO_TOOLCHAIN = 4  # what `python -m harness lean` returns when no toolchain exists
+# The shared taxonomy (harness.cli) under the names of this stage's verdicts.
+EXIT_PASS, EXIT_FAIL, EXIT_INCOMPLETE = EXIT_OK, EXIT_FAILED, EXIT_BUDGET
+EXIT_NO_TOOLCHAIN = EXIT_NO_LEAN  # what `python -m harness lean` returns with no toolchain
 NEEDED = ("solve", "certify", "check", "corpus", "render", "lean")
 MODEL_FILE = "formal/Game.lean"
 TOOLCHAIN_FILE = "formal/lean-toolchain"

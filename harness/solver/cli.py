@@ -26,11 +26,10 @@ from contextlib import contextmanager
 from math import comb
 from pathlib import Path
 
-from harness.cli import HarnessError, positive
+from harness.cli import EXIT_BUDGET, HarnessError, positive
 from harness.rules.ruleset import Ruleset
 from harness.rules.symmetry import symmetries
 
-EXIT_BUDGET = 3
 # ``auto`` enumerates when the bound is below this many classes: the 5x5 c4 solve stores
 # about 540 bytes per class at its peak, so 40 million classes stay within 24 GB.
 AUTO_CLASS_LIMIT = 40_000_000

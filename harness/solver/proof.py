@@ -390,7 +390,10 @@ class ProofSearch:
         if self.failed[a].get(s, -1) >= d:
             return False
         self.nodes += 1
-        if self.nodes & 1023 == 0:
+        # The node budget is exact; the clock and progress are looked at every 1,024 nodes.
+        if self.nodes & 1023 == 0 or (
+            self._node_limit is not None and self.nodes >= self._node_limit
+        ):
             self._tick()
         ok = self._or(s, d, a) if s[4] == a else self._and(s, d, a)
         if not ok:
