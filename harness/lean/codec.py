@@ -32,6 +32,41 @@ class EncodingError(ValueError):
     """A ruleset, position or action the Lean model cannot represent."""
 
 
+# What the Lean model covers, field by field (Ruleset attribute -> the values it handles).
+# This is the one place to widen when the model learns another edge or movement rule: the
+# renderer (Cfg.of) and ``verify`` (before it runs anything) both ask lean_model_gap.
+LEAN_MODEL_COVERS: dict[str, tuple[object, ...]] = {
+    "edge": ("torus",),
+    "stuck": ("continue",),
+    "movement": ("binempty",),
+    "pattern": ("king",),
+    "zero": (False,),
+    "jump": (False,),
+}
+_FIELD_NAMES = {"zero": "zero move", "jump": "jumps"}
+_FLAG_WORDS = {"zero": ("nozero", "zero"), "jump": ("nojump", "jump")}
+
+
+def lean_model_gap(rs: Ruleset) -> str | None:
+    """None when the Lean model covers ``rs``; else one line naming the first field outside it.
+
+    >>> lean_model_gap(Ruleset.from_id("pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump"))
+    >>> lean_model_gap(Ruleset.from_id("pop1-4x4-c8-klein-continue-binempty-king-nozero-nojump"))
+    "field 'edge' is klein; the Lean model covers edge torus"
+    """
+
+    def word(name: str, value: object) -> str:
+        return _FLAG_WORDS[name][bool(value)] if name in _FLAG_WORDS else str(value)
+
+    for name, allowed in LEAN_MODEL_COVERS.items():
+        value = getattr(rs, name)
+        if value not in allowed:
+            label = _FIELD_NAMES.get(name, name)
+            covers = ", ".join(word(name, v) for v in allowed)
+            return f"field '{label}' is {word(name, value)}; the Lean model covers {label} {covers}"
+    return None
+
+
 @dataclass(frozen=True)
 class Cfg:
     """``Pop.Cfg``: the board size and checker count of a research-family ruleset."""
@@ -42,11 +77,9 @@ class Cfg:
 
     @classmethod
     def of(cls, rs: Ruleset) -> Cfg:
-        if not rs.is_research_family:
-            raise EncodingError(
-                f"ruleset {rs.id}: the Lean model covers only the research family "
-                "(torus, continue, binempty, king, nozero, nojump)"
-            )
+        gap = lean_model_gap(rs)
+        if gap is not None:
+            raise EncodingError(f"ruleset {rs.id}: {gap}")
         return cls(rs.rows, rs.cols, rs.checkers)
 
     @property

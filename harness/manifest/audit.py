@@ -249,6 +249,7 @@ class Auditor:
         out: Path,
         *,
         verify_key=None,
+        publisher_keys: dict | None = None,
         sign_key: SigningKey,
         expect: Expectations | None = None,
         memory_gib: float | None = None,
@@ -261,6 +262,10 @@ class Auditor:
         self.archive = Path(archive)
         self.out = Path(out)
         self.verify_key = verify_key
+        # Without an explicit key: the publisher key the archive's signature names, among
+        # those a repository or site publishes (keyid -> harness.manifest.publish.PublisherKey).
+        self.publisher_keys = publisher_keys or {}
+        self.key_note = "signed by the given key"
         self.sign_key = sign_key
         self.expect = expect or Expectations()
         self.memory_gib = memory_gib
@@ -417,24 +422,40 @@ class Auditor:
             self._add("manifest signature", "failed", f"{ENVELOPE_NAME}: {exc}")
             return None
         if self.verify_key is None:
-            self._add(
-                "manifest signature",
-                "not run",
-                "no public key given (--key): the signature was not checked",
-            )
+            self._choose_publisher_key(envelope)
+        if self.verify_key is None:
+            self._add("manifest signature", "not run", self.key_note)
         else:
             try:
                 dsse.verify(envelope, self.verify_key, dsse.MANIFEST_TYPE)
             except (dsse.EnvelopeError, dsse.SignatureError) as exc:
                 self._add("manifest signature", "failed", f"{ENVELOPE_NAME}: {exc}")
                 return None
-            self._add("manifest signature", "passed", "signed by the given key")
+            self._add("manifest signature", "passed", self.key_note)
         self.info["payload"] = payload
         try:
             return parse_payload(payload)
         except ManifestError as exc:
             self._add("manifest yaml", "failed", str(exc))
             return None
+
+    def _choose_publisher_key(self, envelope: bytes) -> None:
+        """The published key the envelope's signature names, if one is known; says which."""
+        from harness.manifest.publish import claimed_signer_of
+
+        claimed = claimed_signer_of(envelope)
+        found = self.publisher_keys.get(claimed or "")
+        if found is None:
+            where = sorted({k.path.parent.as_posix() for k in self.publisher_keys.values()})
+            self.key_note = (
+                f"the archive names signer {(claimed or '?')[:16]}…, and no published key "
+                f"with that id was found{' in ' + ', '.join(where) if where else ''}; pass "
+                "--key PUBLISHER.pub (from the repository's manifests/keys/ or the site's keys/)"
+            )
+            return
+        self.verify_key = found.public
+        self.info["publisher_key"] = {"keyid": found.keyid, "file": found.path.name}
+        self.key_note = f"signed by publisher key {found.short}… ({found.path.as_posix()})"
 
     def _members(self, ar: SafeArchive, root: str, doc: dict, dest: Path) -> set[str]:
         """Compare every member with the manifest; extract those that match. Returns the
@@ -502,7 +523,7 @@ class Auditor:
         if problems:
             self._add("verify manifest", "failed", "; ".join(problems))
         elif self.verify_key is None:
-            self._add("verify manifest", "not run", "no public key given (--key)")
+            self._add("verify manifest", "not run", "no publisher key to check its signature")
         else:
             self._add("verify manifest", "passed", f"{rel}: signed, and agrees with the seal")
 
@@ -676,6 +697,7 @@ class Auditor:
             "created": now_utc(),
             "archive": self.info.get("archive"),
             "manifest": self.info.get("manifest"),
+            "publisher_key": self.info.get("publisher_key"),
             "seed": self.info.get("seed"),
             "checks": [c.row() for c in self.checks],
             "differences": [f"{c.name}: {c.detail}" for c in failed],

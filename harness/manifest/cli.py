@@ -19,6 +19,7 @@ from harness.manifest.keys import (
     generate,
     keyid,
     load_private,
+    load_public,
     load_verifying_key,
     public_path,
     public_pem,
@@ -55,11 +56,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="solve, certify, check, render, run Lean, and sign a manifest",
         description="The whole pipeline for one ruleset: solve -> certify -> Python check -> "
         "corpus -> render -> sealed model file -> Lean (recorded as 'not run' where no "
-        "toolchain exists) -> signed manifest in MANIFESTS/RULESET.yaml. Work files go to "
-        "WORK/RULESET (replaced only by a run that did not fail).",
-        epilog="exit codes: 0 PASS; 1 a step failed (or a stage is missing); 2 bad input; "
-        "3 INCOMPLETE (everything passed, but Lean could not run here); 5 OPEN (--budget ran "
-        "out before solve or certify finished; the signed attempt goes to MANIFESTS/open/)",
+        "toolchain exists) -> a manifest signed with your key, WORK/RULESET/manifest.yaml "
+        "(the run's folder, replaced only by a run that did not fail). A run is not a "
+        "publication: when MANIFESTS holds a published record of the ruleset, the run ends "
+        "REPRODUCED (certificate hash, model hash and result agree) or DIFFERS (the fields "
+        "that differ); MANIFESTS is written only with --publish. Rulesets outside what the "
+        "Lean model covers are refused before anything runs.",
+        epilog="exit codes: 0 PASS; 1 a step failed, a stage is missing, or the run DIFFERS "
+        "from the published record; 2 bad input (also a ruleset the Lean model does not "
+        "cover); 3 INCOMPLETE (everything passed, but Lean could not run here); 5 OPEN "
+        "(--budget ran out before solve or certify finished)",
     )
     p.add_argument(
         "ruleset",
@@ -81,7 +87,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=Path,
         default=Path("manifests"),
         metavar="DIR",
-        help="where the signed manifest is published (default manifests)",
+        help="the published records to compare with (default manifests); written only "
+        "with --publish",
+    )
+    p.add_argument(
+        "--publish",
+        action="store_true",
+        help="maintainers: publish the run in MANIFESTS (manifest and sealed archive; an "
+        "open attempt under open/); the key must be a project key, listed in MANIFESTS/keys/",
     )
     p.add_argument(
         "--budget",
@@ -92,6 +105,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_limit_arguments(p, passed_on=True)
     p.set_defaults(func=_verify)
+
+    # -- publish ------------------------------------------------------------------------
+    pb = subparsers.add_parser(
+        "publish",
+        help="maintainers: publish a verified run (manifest and sealed archive) in MANIFESTS",
+        description="Publish the run `verify` left in WORK/RULESET: its signed manifest as "
+        "MANIFESTS/RULESET.yaml (+ .dsse.json) and its sealed archive as "
+        "MANIFESTS/archives/RULESET-<12 hex>.zip, replacing an earlier archive of the "
+        "ruleset and the record of an open attempt. The run must be signed with a project "
+        "key: one whose public half is in MANIFESTS/keys/.",
+        epilog="exit codes: 0 published; 2 the run cannot be published (no run, changed "
+        "since verify, or signed with a key that is not a project key)",
+    )
+    pb.add_argument(
+        "ruleset",
+        nargs="?",
+        type=_ruleset_id,
+        default=DEFAULT_RULESET.id,
+        help=f"ruleset id (default {DEFAULT_RULESET.id})",
+    )
+    pb.add_argument("--key", type=Path, default=None, help=KEY_HELP)
+    pb.add_argument("--work", type=Path, default=Path("out/verify"), metavar="DIR")
+    pb.add_argument("--manifests", type=Path, default=Path("manifests"), metavar="DIR")
+    pb.set_defaults(func=_publish)
 
     # -- keys ---------------------------------------------------------------------------
     k = subparsers.add_parser(
@@ -146,7 +183,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     se = subparsers.add_parser(
         "seal",
         help="write a deterministic zip of a verified run, and print its SHA-256",
-        description="Seal the run that `verify` recorded in MANIFESTS/RULESET.yaml: the Lean "
+        description="Seal the run that `verify` recorded in WORK/RULESET/manifest.yaml: the Lean "
         "project with the rendered modules and the sealed model file, the certificate, the "
         "corpus, the manifests and CHECK.md (the re-run steps), in a zip whose bytes depend "
         "only on its contents. Prints the archive's SHA-256 and the re-run steps.",
@@ -164,9 +201,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--manifest",
         type=Path,
         default=None,
-        help="the verify manifest (default MANIFESTS/RULESET.yaml)",
+        help="the verify manifest (default WORK/manifest.yaml)",
     )
-    se.add_argument("--manifests", type=Path, default=Path("manifests"), metavar="DIR")
     se.add_argument(
         "--work",
         type=Path,
@@ -199,7 +235,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--key",
         type=Path,
         default=None,
-        help="the publisher's public key (default: the .pub of your default key)",
+        help="the publisher's public key (default: the key the archive's signature names, "
+        "from --keys)",
+    )
+    a.add_argument(
+        "--keys",
+        type=Path,
+        action="append",
+        default=None,
+        metavar="DIR",
+        help="folders of published keys (*.pub) to find the publisher's key in (default: "
+        "manifests/keys and a keys/ folder beside the archive's folder); none that matches: "
+        "INCOMPLETE",
     )
     a.add_argument(
         "--sign-key",
@@ -212,7 +259,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=Path,
         default=None,
         metavar="DIR",
-        help="output folder (default out/audit/ARCHIVE-NAME)",
+        help="output folder (default out/audit/<the archive's SHA-256>)",
     )
     a.add_argument(
         "--model-sha256",
@@ -249,17 +296,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def _verify(args: argparse.Namespace) -> int:
-    from harness.manifest.pipeline import LeanOptions, Pipeline, summary_table
-
-    if args.key is None and not default_key_path().exists():
-        # A first run on a fresh machine: make the default key rather than stop, and say so.
+def _default_signing_key(path: Path | None):
+    """``path``, or the default key, made on a first run on a fresh machine (and said so)."""
+    if path is None and not default_key_path().exists():
         try:
             generate(default_key_path())
         except KeyFileError as exc:
             raise HarnessError(str(exc)) from None
         print(f"made a new signing key {default_key_path()} (publish its .pub; never commit it)")
-    key = _signing_key(args.key)
+    return _signing_key(path)
+
+
+def _lean_covers(ruleset: str) -> None:
+    from harness.lean.codec import lean_model_gap
+    from harness.rules.ruleset import Ruleset
+
+    gap = lean_model_gap(Ruleset.from_id(ruleset))
+    if gap is not None:
+        raise HarnessError(f"verify: ruleset {ruleset}: {gap}; nothing was run")
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from harness.manifest.pipeline import LeanOptions, Pipeline, summary_table
+
+    _lean_covers(args.ruleset)
+    key = _default_signing_key(args.key)
     pipe = Pipeline(
         args.ruleset,
         key,
@@ -267,15 +328,31 @@ def _verify(args: argparse.Namespace) -> int:
         manifests=args.manifests,
         lean=LeanOptions(args.memory, args.timeout, args.jobs),
         budget=args.budget,
+        publish=args.publish,
     )
     report = pipe.run()
     print(summary_table(report.steps))
     print()
-    where = report.published or report.manifest
-    print(f"verdict {report.verdict}; signed manifest {where} (key {key.keyid[:16]})")
+    print(f"verdict {report.verdict}; signed manifest {report.manifest} (key {key.keyid[:16]})")
+    if report.published is not None:
+        print(f"published {report.published}")
     if report.verdict == "FAIL":
         print(f"the run's files are kept in {report.work} for inspection")
+    if report.comparison is not None:
+        print(report.comparison.line())
     return report.exit_code
+
+
+def _publish(args: argparse.Namespace) -> int:
+    from harness.manifest.publish import publish_run
+
+    key = _signing_key(args.key)
+    written, removed = publish_run(args.ruleset, args.work / args.ruleset, args.manifests, key)
+    for path in written:
+        print(f"published {path}")
+    for path in removed:
+        print(f"removed   {path} (superseded)")
+    return EXIT_OK
 
 
 def _keys_generate(args: argparse.Namespace) -> int:
@@ -349,13 +426,13 @@ def _seal(args: argparse.Namespace) -> int:
     from harness.manifest.seal import build_archive, write_archive
 
     key = _signing_key(args.key)
-    manifest = args.manifest or args.manifests / f"{args.ruleset}.yaml"
+    work = args.work or Path("out/verify") / args.ruleset
+    manifest = args.manifest or work / "manifest.yaml"
     if not manifest.is_file():
         raise HarnessError(
             f"{manifest}: no verify manifest (run `python -m harness verify "
             f"{args.ruleset}` first, or pass --manifest)"
         )
-    work = args.work or Path("out/verify") / args.ruleset
     if not work.is_dir():
         raise HarnessError(f"{work}: the verified run's files are not there (pass --work)")
     data, name, doc = build_archive(manifest, work, key)
@@ -396,19 +473,31 @@ def _audit(args: argparse.Namespace) -> int:
         theorems=list(args.theorem),
         expected_output=expected,
     )
-    sign_key = _signing_key(args.sign_key)
-    verify_key = None
-    try:
-        verify_key = load_verifying_key(args.key)
-    except KeyFileError as exc:
-        if args.key is not None:
+    from harness.manifest.fsutil import sha256_file
+    from harness.manifest.publish import publisher_keys
+
+    if not args.archive.is_file():
+        raise UnusableInput(f"{args.archive}: no such archive")
+    verify_key, published = None, {}
+    if args.key is not None:
+        try:
+            verify_key = load_public(args.key)
+        except KeyFileError as exc:
             raise HarnessError(str(exc)) from None
-    stem = args.archive.name.removesuffix(".zip")
-    out = args.out or Path("out/audit") / stem
+    else:
+        beside = args.archive.resolve().parent.parent / "keys"  # manifests/archives -> keys
+        folders = args.keys or [Path("manifests/keys"), beside]
+        for folder in args.keys or []:
+            if not folder.is_dir():
+                raise HarnessError(f"--keys {folder}: no such folder")
+        published = publisher_keys(*folders)
+    sign_key = _default_signing_key(args.sign_key)
+    out = args.out or Path("out/audit") / sha256_file(args.archive)
     auditor = Auditor(
         args.archive,
         out,
         verify_key=verify_key,
+        publisher_keys=published,
         sign_key=sign_key,
         expect=expect,
         memory_gib=args.memory,

@@ -9,7 +9,8 @@ Steps, each through its stage's command (:mod:`harness.manifest.stages`)::
     render    python -m harness render WORK/certificate --out WORK/lean/Generated --corpus …
     flatten   WORK/formal/Game.lean: the Lean project as one sealed model file
     lean      python -m harness lean --project WORK/lean --out WORK/lean-result.json
-    manifest  WORK/manifest.yaml (+ .dsse.json), then manifests/RULESET.yaml when not failed
+    manifest  WORK/manifest.yaml (+ .dsse.json), signed with the user's key
+    compare   with the published record manifests/RULESET.yaml, if any: REPRODUCED or DIFFERS
 
 ``WORK`` is ``out/verify/RULESET.partial`` while the run lasts; it replaces
 ``out/verify/RULESET`` only when the run did not fail, so a failed run never destroys the
@@ -19,7 +20,11 @@ output of a good one. The Lean project in ``WORK/lean`` is a copy of the reposit
 
 Verdicts: ``PASS`` (everything ran and passed, exit 0), ``INCOMPLETE`` (everything that ran
 passed, but Lean could not run here: no toolchain; exit 3), ``FAIL`` (exit 1; the signed
-manifest stays in WORK for inspection, ``manifests/`` is left alone).
+manifest stays in WORK for inspection).
+
+A run is not a publication (:mod:`harness.manifest.publish`): ``manifests/`` is read, to
+compare the run with the published record (a run that DIFFERS exits 1), and written only
+with ``publish=True`` (``verify --publish``) and a project key.
 """
 
 from __future__ import annotations
@@ -47,6 +52,15 @@ from harness.manifest.fsutil import scrub_paths, sha256_file, write_atomic
 from harness.manifest.keys import SigningKey
 from harness.manifest.leanflat import FlattenError, flatten
 from harness.manifest.manifest import environment, git_state, now_utc, write_manifest
+from harness.manifest.publish import (
+    Comparison,
+    compare,
+    publish_open,
+    publish_run,
+    publisher_keys,
+    record_path,
+    require_project_key,
+)
 from harness.manifest.stages import COMMAND_STAGE, REPO, Completed, HarnessRunner
 
 # The shared taxonomy (harness.cli) under the names of this stage's verdicts.
@@ -98,6 +112,7 @@ class VerifyReport:
     manifest: Path | None
     published: Path | None
     doc: dict = field(default_factory=dict)
+    comparison: Comparison | None = None
 
 
 class _Failed(Exception):
@@ -201,9 +216,11 @@ class Pipeline:
         lean_project: Path = REPO / "lean",
         lean: LeanOptions | None = None,
         budget: float | None = None,
+        publish: bool = False,
         say: Callable[[str], None] | None = None,
     ) -> None:
         self.ruleset = ruleset
+        self.publish = publish
         self.budget = budget
         self.key = key
         self.runner = runner or HarnessRunner()
@@ -535,23 +552,19 @@ class Pipeline:
 
     # -- the whole run --------------------------------------------------------------------
 
-    def _open_paths(self) -> tuple[Path, Path]:
-        folder = self.manifests / "open"
-        return folder / f"{self.ruleset}.yaml", folder / f"{self.ruleset}.dsse.json"
-
-    def _publish_open(self, local: Path, doc: dict) -> VerifyReport:
-        """A spent budget is a result too: the attempt is published under ``manifests/open/``
-        (what ran, for how long, where it stopped), unless a proved or certified result of the
-        ruleset is already published, which an open attempt never displaces."""
-        published = None
-        if not (self.manifests / f"{self.ruleset}.yaml").exists():
-            published, envelope = self._open_paths()
-            write_atomic(published, local.read_bytes())
-            write_atomic(envelope, (self.work / "manifest.dsse.json").read_bytes())
-        return VerifyReport("OPEN", EXIT_OPEN, self.steps, self.work, local, published, doc)
+    def _compare(self, doc: dict) -> Comparison | None:
+        """The run against the published record of its ruleset, when there is one."""
+        published = record_path(self.manifests, self.ruleset)
+        if not published.is_file():
+            return None
+        found = compare(doc, published, publisher_keys(self.manifests / "keys"))
+        self.say(found.line())
+        return found
 
     def run(self) -> VerifyReport:
         check_stages(self.runner)
+        if self.publish:
+            require_project_key(self.key, self.manifests)
         self.work_root.mkdir(parents=True, exist_ok=True)
         if self.work.exists():
             # Only ever the leftovers of an earlier run that did not finish.
@@ -582,19 +595,30 @@ class Pipeline:
         if verdict == "FAIL":
             return VerifyReport(verdict, EXIT_FAIL, self.steps, self.work, local, None, doc)
         if verdict == "OPEN":
-            return self._publish_open(local, doc)
-        # Swap the finished run into place, then publish its manifest.
+            published = None
+            if self.publish:
+                published = publish_open(self.ruleset, self.work, self.manifests, self.key)
+            return VerifyReport("OPEN", EXIT_OPEN, self.steps, self.work, local, published, doc)
+        # Swap the finished run into place; compare it with the published record; publish it
+        # only when asked to.
         replace_dir(self.work, self.final)
-        published = self.manifests / f"{self.ruleset}.yaml"
-        data = (self.final / "manifest.yaml").read_bytes()
-        envelope = (self.final / "manifest.dsse.json").read_bytes()
-        write_atomic(published, data)
-        write_atomic(published.with_name(f"{self.ruleset}.dsse.json"), envelope)
-        for stale in self._open_paths():  # a result supersedes the record of an open attempt
-            stale.unlink(missing_ok=True)
+        comparison = self._compare(doc)
+        published = None
+        if self.publish:
+            written, _ = publish_run(self.ruleset, self.final, self.manifests, self.key)
+            published = written[0]
         code = EXIT_PASS if verdict == "PASS" else EXIT_INCOMPLETE
+        if comparison is not None and comparison.status == "DIFFERS" and not self.publish:
+            code = EXIT_FAIL
         return VerifyReport(
-            verdict, code, self.steps, self.final, self.final / "manifest.yaml", published, doc
+            verdict,
+            code,
+            self.steps,
+            self.final,
+            self.final / "manifest.yaml",
+            published,
+            doc,
+            comparison,
         )
 
 

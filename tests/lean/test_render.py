@@ -73,7 +73,7 @@ def test_codec_actions_round_trip_and_refuse_other_rulesets():
     cfg = Cfg.of(research("4x5-c6"))
     for text in ("a1", "e4", "b2-c3", "e4-d3"):
         assert action_text(cfg, action_code(cfg, text)) == text
-    with pytest.raises(EncodingError, match="research family"):
+    with pytest.raises(EncodingError, match="field .edge. is ringout; the Lean model covers edge"):
         Cfg.of(Ruleset.from_id("pop1-4x4-c8-ringout-continue-binempty-king-nozero-nojump"))
 
 
@@ -206,7 +206,7 @@ def test_bad_certificates_get_one_line_errors(tmp_path, solved):
     index = (tmp_path / "other" / "index.yaml").read_text()
     other = index.replace("3x3-c3-torus", "3x3-c3-ringout")
     (tmp_path / "other" / "index.yaml").write_text(other)
-    with pytest.raises(R.RenderError, match="research family"):
+    with pytest.raises(R.RenderError, match="the Lean model covers"):
         R.render(tmp_path / "other", tmp_path / "Generated")
 
 

@@ -42,6 +42,11 @@ class Run:
 
     @property
     def manifest(self) -> Path:
+        """The run's own signed manifest (a run is not a publication)."""
+        return self.work / "manifest.yaml"
+
+    @property
+    def published(self) -> Path:
         return self.manifests / f"{RULESET}.yaml"
 
     @property
@@ -49,9 +54,22 @@ class Run:
         return self.work_root / RULESET
 
 
-def make_run(root: Path, key: SigningKey, **standin) -> Run:
+def make_project_key(manifests: Path, key: SigningKey) -> Path:
+    """List ``key`` as a project key of ``manifests`` (its public half in keys/)."""
+    from harness.manifest.keys import public_path
+    from harness.manifest.publish import key_file_name
+
+    target = manifests / "keys" / key_file_name(key.keyid)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(public_path(key.path).read_bytes())
+    return target
+
+
+def make_run(root: Path, key: SigningKey, *, publish: bool = False, **standin) -> Run:
     project = tiny_lean_project(root / "lean-src")
     runner = StandIn(**standin)
+    if publish:
+        make_project_key(root / "manifests", key)
     pipe = Pipeline(
         RULESET,
         key,
@@ -59,6 +77,7 @@ def make_run(root: Path, key: SigningKey, **standin) -> Run:
         work_root=root / "out" / "verify",
         manifests=root / "manifests",
         lean_project=project,
+        publish=publish,
         say=lambda line: None,
     )
     report = pipe.run()

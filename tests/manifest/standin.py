@@ -28,12 +28,12 @@ NO_TOOLCHAIN = (
 
 def tiny_lean_project(root: Path) -> Path:
     """A Lean project shaped like ours: lean-toolchain, lakefile, Pop.lean, Pop/Rules.lean."""
-    (root / "Pop").mkdir(parents=True)
+    (root / "Pop").mkdir(parents=True, exist_ok=True)
     (root / "lean-toolchain").write_text("leanprover/lean4:v4.34.0\n")
     (root / "lakefile.toml").write_text('name = "pop"\n')
     (root / "Pop.lean").write_text("import Pop.Rules\n")
     (root / "Pop" / "Rules.lean").write_text("namespace Pop\ndef rows : Nat := 4\nend Pop\n")
-    (root / ".lake").mkdir()
+    (root / ".lake").mkdir(exist_ok=True)
     (root / ".lake" / "junk.olean").write_bytes(b"\0build output, never copied")
     return root
 
@@ -43,7 +43,10 @@ class StandIn(HarnessRunner):
     ``lean``: "none" (no toolchain), "pass", or "guard" (passes with other GUARD_HITS);
     ``budget``: the command whose budget runs out (exit 3, as solve and certify do)."""
 
-    def __init__(self, *, missing=(), fail=None, lean="none", winner="x", budget=None) -> None:
+    def __init__(
+        self, *, missing=(), fail=None, lean="none", winner="x", budget=None, plies=7
+    ) -> None:
+        self.plies = plies
         super().__init__()
         self.missing = set(missing)
         self.fail = fail
@@ -76,7 +79,13 @@ class StandIn(HarnessRunner):
         return args[args.index(flag) + 1]
 
     def _solve(self, args):
-        out = {"ruleset": args[1], "value": "x", "plies": 7, "positions": 413341, "seconds": 0.5}
+        out = {
+            "ruleset": args[1],
+            "value": "x",
+            "plies": self.plies,
+            "positions": 413341,
+            "seconds": 0.5,
+        }
         return Completed(args, 0, json.dumps(out) + "\n", "", 0.5)
 
     def _certify(self, args):

@@ -43,12 +43,13 @@ def test_verify_seal_audit_of_the_default_ruleset(runner, tmp_path, key):
     # INCOMPLETE only because Lean could not run here.
     if report.verdict == "INCOMPLETE":
         assert [s.name for s in report.steps if s.status != "passed"] == ["lean"]
-    doc, _ = read_signed(tmp_path / "manifests" / f"{ruleset}.yaml", key.public)
+    assert report.published is None and not (tmp_path / "manifests").exists()
+    doc, _ = read_signed(report.manifest, key.public)
     assert doc["certificate"]["hash"] and doc["result"]["value"] == doc["certificate"]["winner"]
     assert doc["final_theorem"]["name"]
 
-    data, name, _ = build_archive(report.published, report.work, key)
-    assert build_archive(report.published, report.work, key)[0] == data  # deterministic
+    data, name, _ = build_archive(report.manifest, report.work, key)
+    assert build_archive(report.manifest, report.work, key)[0] == data  # deterministic
     archive = tmp_path / f"{name}.zip"
     archive.write_bytes(data)
     auditor = Auditor(

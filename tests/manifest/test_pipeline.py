@@ -11,7 +11,7 @@ from harness.manifest.fsutil import sha256_file
 from harness.manifest.manifest import read_signed
 from harness.manifest.pipeline import Pipeline, StageMissingError
 from harness.manifest.stages import HarnessRunner
-from tests.manifest.conftest import make_run
+from tests.manifest.conftest import make_project_key, make_run
 from tests.manifest.standin import RULESET, StandIn, tiny_lean_project
 
 
@@ -160,7 +160,7 @@ def test_cli_verify_makes_the_default_key_on_a_fresh_machine(tmp_path, capsys):
     assert code in (0, 3)  # 3: Lean could not run here
     assert default_key_path().exists()
     assert "made a new signing key" in capsys.readouterr().out
-    assert list((tmp_path / "m").glob("*.yaml"))
+    assert not (tmp_path / "m").exists()  # a run is not a publication
 
 
 def test_lean_project_copy_skips_build_output(tmp_path):
@@ -180,6 +180,7 @@ def _project(root):
 
 
 def _run(root, key, runner, budget=None):
+    make_project_key(root / "manifests", key)
     pipe = Pipeline(
         RULESET,
         key,
@@ -188,6 +189,7 @@ def _run(root, key, runner, budget=None):
         manifests=root / "manifests",
         lean_project=_project(root),
         budget=budget,
+        publish=True,
         say=lambda line: None,
     )
     return pipe.run()
@@ -222,3 +224,73 @@ def test_an_open_attempt_never_displaces_a_result_and_a_result_clears_it(tmp_pat
     again = _run(tmp_path, key, StandIn(budget="solve"), budget=5)
     assert (again.verdict, again.published) == ("OPEN", None)
     assert not open_yaml.exists()
+
+
+# -- a run is not a publication -----------------------------------------------------------
+
+
+def test_a_run_never_writes_the_published_records(tmp_path, key):
+    run = make_run(tmp_path, key)
+    assert run.report.published is None and run.report.comparison is None
+    assert not run.manifests.exists()
+    assert run.report.manifest == run.work / "manifest.yaml"
+
+
+def test_a_run_of_a_published_ruleset_is_reproduced(tmp_path, key, other_key):
+    first = make_run(tmp_path, key, publish=True)
+    published = first.published.read_bytes()
+    assert read_signed(first.published, key.public)[1] == published
+    assert list((first.manifests / "archives").glob(f"{RULESET}-*.zip"))
+    # A stranger's run, signed with their own key: compared, never written.
+    again = make_run(tmp_path, other_key)
+    assert again.report.comparison.status == "REPRODUCED", again.report.comparison.line()
+    assert again.report.exit_code == 3  # INCOMPLETE, as the run itself
+    assert first.published.read_bytes() == published
+
+
+def test_a_run_that_differs_names_the_fields(tmp_path, key, other_key):
+    make_run(tmp_path, key, publish=True)
+    again = make_run(tmp_path, other_key, plies=5)
+    c = again.report.comparison
+    assert c.status == "DIFFERS" and again.report.exit_code == 1
+    assert c.differences == ["result x in 5 plies, published x in 7 plies"]
+    assert c.line().startswith("DIFFERS from ") and c.line().endswith(c.differences[0])
+
+
+def test_a_published_record_signed_by_an_unlisted_key_differs(tmp_path, key, other_key):
+    run = make_run(tmp_path, key, publish=True)
+    for pub in (run.manifests / "keys").glob("*.pub"):
+        pub.unlink()
+    again = make_run(tmp_path, other_key)
+    assert again.report.comparison.status == "DIFFERS"
+    assert "is not a key in keys/" in again.report.comparison.differences[0]
+
+
+def test_publish_needs_a_project_key_and_refuses_before_running(tmp_path, key):
+    runner = StandIn()
+    pipe = Pipeline(
+        RULESET,
+        key,
+        runner=runner,
+        work_root=tmp_path / "out",
+        manifests=tmp_path / "manifests",
+        publish=True,
+        say=lambda s: None,
+    )
+    with pytest.raises(Exception, match="is not a project key") as err:
+        pipe.run()
+    assert "\n" not in str(err.value) and runner.calls == []
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "field"),
+    [
+        ("pop1-4x4-c8-klein-continue-binempty-king-nozero-nojump", "'edge' is klein"),
+        ("pop1-4x4-c8-torus-continue-always-king-nozero-nojump", "'movement' is always"),
+        ("pop1-4x4-c8-torus-continue-binempty-king-zero-nojump", "'zero move' is zero"),
+    ],
+)
+def test_verify_refuses_a_ruleset_outside_the_lean_model_at_once(ruleset, field, capsys):
+    assert main(["verify", ruleset]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and field in err and "nothing was run" in err

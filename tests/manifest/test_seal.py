@@ -21,8 +21,6 @@ def seal_args(run, out: Path, *extra: str) -> list[str]:
     return [
         "seal",
         RULESET,
-        "--manifests",
-        str(run.manifests),
         "--work",
         str(run.work),
         "--out",
@@ -139,6 +137,6 @@ def test_seal_never_replaces_an_archive_without_force(verified, tmp_path, capsys
 
 
 def test_seal_without_a_verify_run_says_what_to_do(tmp_path, key, capsys):
-    args = ["seal", RULESET, "--manifests", str(tmp_path), "--key", str(key.path)]
+    args = ["seal", RULESET, "--work", str(tmp_path / "none"), "--key", str(key.path)]
     assert main(args) == 2
     assert "run `python -m harness verify" in capsys.readouterr().err

@@ -106,12 +106,20 @@ def verified_run(tmp_path_factory) -> VerifiedRun:
         WON, DRAWN,
     )  # fmt: skip
     _harness("keys", "generate", "--key", str(key))
+    # The test key is the project key of these manifests: its public half in keys/.
+    from harness.manifest.keys import load_private
+    from harness.manifest.publish import key_file_name
+
+    (run.manifests / "keys").mkdir(parents=True)
+    listed = run.manifests / "keys" / key_file_name(load_private(key).keyid)
+    listed.write_bytes(Path(f"{key}.pub").read_bytes())
     common = ["--work", str(run.work), "--manifests", str(run.manifests), "--key", str(key)]
+    common.append("--publish")
     # Exit 3: everything passed but Lean could not run here; 0 where a toolchain exists.
     _harness("verify", WON, *common, ok=(0, 3))
     _harness("verify", DRAWN, *common, ok=(1,))
     _harness(
-        "seal", WON, "--manifests", str(run.manifests), "--work", str(run.work / WON),
+        "seal", WON, "--work", str(run.work / WON),
         "--key", str(key), "--out", str(run.archive),
     )  # fmt: skip
     return run

@@ -368,9 +368,11 @@ def test_an_open_attempt_published_under_manifests_open_is_listed_as_open(tmp_pa
     # A verify run whose certify budget ran out (stand-in stages), then the site's reader.
     from harness.manifest.pipeline import Pipeline
     from harness.site.artifacts import collect_results
+    from tests.manifest.conftest import make_project_key
     from tests.manifest.standin import RULESET, StandIn, tiny_lean_project
 
     key = generate(tmp_path / "keys" / "k.pem")
+    make_project_key(tmp_path / "manifests", key)
     report = Pipeline(
         RULESET,
         key,
@@ -379,6 +381,7 @@ def test_an_open_attempt_published_under_manifests_open_is_listed_as_open(tmp_pa
         manifests=tmp_path / "manifests",
         lean_project=tiny_lean_project(tmp_path / "lean"),
         budget=600,
+        publish=True,
         say=lambda line: None,
     ).run()
     assert report.verdict == "OPEN"

@@ -1,0 +1,229 @@
+"""Publication: a run is not a publication.
+
+``verify`` writes a run under ``out/verify/RULESET/`` (its manifest signed with the user's
+key) and, when the ruleset has a published record in ``manifests/``, compares itself with
+it: **REPRODUCED** when the certificate hash, the model hash (the SHA-256 of the sealed model
+file ``formal/Game.lean``) and the result (value and plies) agree, **DIFFERS** with the
+fields that differ otherwise. Only ``verify --publish`` or ``publish`` write to
+``manifests/``, and only with a project key: one whose public half is in ``manifests/keys/``
+(a maintainer adds a new key there on purpose, in a commit of its own).
+
+A publication is three things, all under ``MANIFESTS``::
+
+    RULESET.yaml, RULESET.dsse.json          the verify manifest, as the run signed it
+    archives/RULESET-<12 hex>.zip            the sealed archive (python -m harness seal)
+    keys/<16 hex of the key id>.pub          the publisher's public key (already there)
+
+Publishing a result removes an earlier archive of the same ruleset and the record of an open
+attempt (``open/RULESET.yaml``), which a result supersedes.
+
+>>> print(Comparison("DIFFERS", Path("manifests/x.yaml"), ["result x in 5 plies, published x in 7"]
+...                  ).line())
+DIFFERS from manifests/x.yaml: result x in 5 plies, published x in 7
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from harness.cli import HarnessError
+from harness.manifest import dsse
+from harness.manifest.fsutil import write_atomic
+from harness.manifest.keys import KeyFileError, SigningKey, keyid, load_public
+from harness.manifest.manifest import ManifestError, envelope_path, read_signed
+
+KEYS_DIR = "keys"
+ARCHIVES_DIR = "archives"
+OPEN_DIR = "open"
+KEYID_FILE_HEX = 16  # manifests/keys/<first 16 hex digits of the key id>.pub
+
+
+@dataclass(frozen=True)
+class PublisherKey:
+    """A public key a publisher put in a ``keys/`` folder."""
+
+    path: Path
+    public: Ed25519PublicKey
+    keyid: str
+
+    @property
+    def short(self) -> str:
+        return self.keyid[:KEYID_FILE_HEX]
+
+
+def publisher_keys(*folders: Path | None) -> dict[str, PublisherKey]:
+    """Every readable Ed25519 ``*.pub`` in ``folders``, by full key id (first folder wins)."""
+    found: dict[str, PublisherKey] = {}
+    for folder in folders:
+        if folder is None or not Path(folder).is_dir():
+            continue
+        for path in sorted(Path(folder).glob("*.pub")):
+            try:
+                public = load_public(path)
+            except KeyFileError:
+                continue  # not a key: it vouches for nothing
+            found.setdefault(keyid(public), PublisherKey(path, public, keyid(public)))
+    return found
+
+
+def key_file_name(key_id: str) -> str:
+    """The name a public key is published under.
+
+    >>> key_file_name("c94b13b79e960cc6" + "0" * 48)
+    'c94b13b79e960cc6.pub'
+    """
+    return f"{key_id[:KEYID_FILE_HEX]}.pub"
+
+
+def claimed_signer(envelope: Path) -> str | None:
+    """The key id the envelope file's first signature names (None when unreadable)."""
+    try:
+        return claimed_signer_of(Path(envelope).read_bytes())
+    except OSError:
+        return None
+
+
+def claimed_signer_of(envelope: bytes) -> str | None:
+    """The key id an envelope's first signature names: a hint, verified separately."""
+    try:
+        _, _, sigs = dsse.parse(envelope)
+    except dsse.EnvelopeError:
+        return None
+    return sigs[0][0] if sigs else None
+
+
+def record_path(manifests: Path, ruleset: str) -> Path:
+    return Path(manifests) / f"{ruleset}.yaml"
+
+
+# --------------------------------------------------------------------------------------------
+# Does a run reproduce the published record?
+
+
+@dataclass
+class Comparison:
+    status: str  # REPRODUCED | DIFFERS
+    published: Path
+    differences: list[str] = field(default_factory=list)
+    signer: str | None = None  # the published record's key id (16 hex), when it verified
+
+    def line(self) -> str:
+        by = f" (signed by {self.signer}…)" if self.signer else ""
+        if self.status == "REPRODUCED":
+            return (
+                "REPRODUCED: certificate hash, model hash and result agree with "
+                f"{self.published.as_posix()}{by}"
+            )
+        return f"DIFFERS from {self.published.as_posix()}{by}: " + "; ".join(self.differences)
+
+    def as_dict(self) -> dict:
+        return {
+            "status": self.status,
+            "published": self.published.as_posix(),
+            "signer": self.signer,
+            "differences": list(self.differences),
+        }
+
+
+def _facts(doc: dict) -> dict[str, object]:
+    result = doc.get("result") or {}
+    return {
+        "certificate hash": (doc.get("certificate") or {}).get("hash"),
+        "model hash": (doc.get("check") or {}).get("model_sha256"),
+        "result": f"{result.get('value')} in {result.get('plies')} plies",
+    }
+
+
+def compare(doc: dict, published: Path, keys: dict[str, PublisherKey]) -> Comparison:
+    """Compare a run's manifest ``doc`` with the published record at ``published``; the
+    record's signature must verify with the publisher key its signer names in ``keys``."""
+    published = Path(published)
+    claimed = claimed_signer(envelope_path(published))
+    key = keys.get(claimed or "")
+    if key is None:
+        return Comparison(
+            "DIFFERS",
+            published,
+            [f"the published record's signer {(claimed or '?')[:16]}… is not a key in keys/"],
+        )
+    try:
+        theirs, _ = read_signed(published, key.public)
+    except (OSError, ValueError, dsse.EnvelopeError, dsse.SignatureError, ManifestError) as exc:
+        return Comparison("DIFFERS", published, [f"the published record does not verify: {exc}"])
+    ours, want = _facts(doc), _facts(theirs)
+    differences = [
+        f"{name} {ours[name]}, published {want[name]}" for name in ours if ours[name] != want[name]
+    ]
+    return Comparison("DIFFERS" if differences else "REPRODUCED", published, differences, key.short)
+
+
+# --------------------------------------------------------------------------------------------
+# Publishing
+
+
+def require_project_key(key: SigningKey, manifests: Path) -> PublisherKey:
+    """The project key entry for ``key``, or a one-line error saying how to make it one."""
+    folder = Path(manifests) / KEYS_DIR
+    listed = publisher_keys(folder).get(key.keyid)
+    if listed is None:
+        raise HarnessError(
+            f"--publish: the signing key {key.keyid[:16]}… is not a project key: its public "
+            f"half is not in {folder}/ (a maintainer adds it there as "
+            f"{folder / key_file_name(key.keyid)}, in its own commit)"
+        )
+    return listed
+
+
+def publish_run(
+    ruleset: str, run: Path, manifests: Path, key: SigningKey
+) -> tuple[list[Path], list[Path]]:
+    """Publish the verified run in ``run`` (``out/verify/RULESET``): its manifest and its
+    sealed archive into ``manifests``. Returns (files written, files removed)."""
+    from harness.manifest.seal import build_archive
+
+    require_project_key(key, manifests)
+    manifests = Path(manifests)
+    local = Path(run) / "manifest.yaml"
+    if not local.is_file():
+        raise HarnessError(f"{local}: no verified run to publish (run `verify {ruleset}` first)")
+    try:
+        doc, data = read_signed(local, key.public)
+    except (ValueError, dsse.EnvelopeError) as exc:
+        raise HarnessError(f"{local}: {exc}") from None
+    if doc.get("kind") != "verify" or doc.get("ruleset") != ruleset:
+        raise HarnessError(f"{local}: not a verify manifest of {ruleset}")
+    archive, name, _ = build_archive(local, Path(run), key)
+    target = record_path(manifests, ruleset)
+    zip_path = manifests / ARCHIVES_DIR / f"{name}.zip"
+    removed = [
+        p for p in sorted((manifests / ARCHIVES_DIR).glob(f"{ruleset}-*.zip")) if p != zip_path
+    ]
+    removed += [p for p in _open_record(manifests, ruleset) if p.exists()]
+    write_atomic(zip_path, archive, mode=0o644)
+    write_atomic(target, data)
+    write_atomic(
+        target.with_name(f"{ruleset}.dsse.json"), (Path(run) / "manifest.dsse.json").read_bytes()
+    )
+    for stale in removed:
+        stale.unlink()
+    return [target, target.with_name(f"{ruleset}.dsse.json"), zip_path], removed
+
+
+def publish_open(ruleset: str, partial: Path, manifests: Path, key: SigningKey) -> Path | None:
+    """Publish the signed record of an attempt whose budget ran out, unless a result of the
+    ruleset is published (an open attempt never displaces one). Returns where it went."""
+    require_project_key(key, manifests)
+    if record_path(manifests, ruleset).exists():
+        return None
+    yml, env = _open_record(manifests, ruleset)
+    write_atomic(yml, (Path(partial) / "manifest.yaml").read_bytes())
+    write_atomic(env, (Path(partial) / "manifest.dsse.json").read_bytes())
+    return yml
+
+
+def _open_record(manifests: Path, ruleset: str) -> tuple[Path, Path]:
+    folder = Path(manifests) / OPEN_DIR
+    return folder / f"{ruleset}.yaml", folder / f"{ruleset}.dsse.json"
