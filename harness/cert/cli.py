@@ -21,6 +21,10 @@ from pathlib import Path
 from harness.cert.builder import Strategy
 from harness.cert.checker import check_certificate, terminal_progress
 from harness.cert.format import CertificateError, write_certificate
+from harness.cert.nonwin_builder import build_nonwin
+from harness.cert.nonwin_checker import check_nonwin
+from harness.cert.nonwin_format import FORMAT as NONWIN_FORMAT
+from harness.cert.nonwin_format import index_format, write_nonwin
 from harness.cli import EXIT_BUDGET, EXIT_FAILED, EXIT_OK, EXIT_USAGE, HarnessError
 from harness.rules.position import PLAYERS, Position
 from harness.rules.ruleset import Ruleset
@@ -72,6 +76,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="take the search's actions as they are (faster, larger)",
     )
+    p.add_argument(
+        "--solution",
+        type=Path,
+        help="a strong solution (solve --out FILE.npz) of the ruleset: a draw is then "
+        "certified by two non-win sets at once, a win by the proof search as usual",
+    )
+    p.add_argument(
+        "--first-action",
+        action="store_true",
+        help="non-win sets: take the defender's first non-losing action instead of choosing "
+        "for a small set",
+    )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run_certify)
 
@@ -104,6 +120,12 @@ def run_certify(args: argparse.Namespace) -> int:
     if state is None and (args.seconds is not None or args.nodes is not None):
         state = out.with_name(out.name + ".proof.npz")
     say = stderr_progress()
+    if args.solution is not None:
+        sol = _load_solution(args.solution, rs)
+        if sol.value == "draw":
+            return _certify_draw(args, rs, sol, say)
+        if args.winner == "auto":
+            args.winner = sol.value
     search = ProofSearch(rs, max_nodes=args.nodes, max_seconds=args.seconds, progress=say)
     if state is not None and state.exists():
         try:
@@ -119,6 +141,17 @@ def run_certify(args: argparse.Namespace) -> int:
     searched = time.monotonic() - t0
     if state is not None:
         search.save(state)
+    if result.winner is None and args.solution is None and args.winner == "auto":
+        from harness.solver.cli import AUTO_CLASS_LIMIT, class_bound
+
+        if class_bound(rs) <= AUTO_CLASS_LIMIT:
+            from harness.solver.retrograde import solve
+
+            if say is not None:
+                say(f"no win within {args.max_plies} plies; solving {rs.id} strongly")
+            sol = solve(rs, progress=None)
+            if sol.value == "draw":
+                return _certify_draw(args, rs, sol, say)
     if result.winner is None:
         print(
             f"error: {rs.id}: no forced win for {'/'.join(PLAYERS[a] for a in attackers)} "
@@ -186,12 +219,64 @@ def _budget_spent(search: ProofSearch, state: Path | None, what: str) -> int:
     return EXIT_BUDGET
 
 
+def _load_solution(path: Path, rs: Ruleset):
+    from harness.solver.retrograde import Solution
+
+    try:
+        sol = Solution.load(path)
+    except (OSError, ValueError, KeyError) as exc:
+        raise HarnessError(f"--solution {path}: cannot read a solution ({exc})") from None
+    if sol.ruleset.id != rs.id:
+        raise HarnessError(f"--solution {path}: solves {sol.ruleset.id}, not {rs.id}")
+    return sol
+
+
+def _certify_draw(args: argparse.Namespace, rs: Ruleset, sol, say) -> int:
+    """A draw: the two non-win sets (x cannot win, o cannot win), one format-2 directory."""
+    t0 = time.monotonic()
+    builds = [build_nonwin(sol, player, greedy=not args.first_action) for player in (0, 1)]
+    built = time.monotonic() - t0
+    sets = [b.as_set(rs, max_entries=args.shard_entries) for b in builds]
+    try:
+        index = write_nonwin(args.out, rs.id, Position.initial(rs).text(rs), sets, force=args.force)
+    except CertificateError as exc:
+        raise HarnessError(str(exc)) from None
+    files = [s["file"] for nws in index["sets"] for s in nws["shards"]]
+    size = sum((args.out / f).stat().st_size for f in files)
+    summary = {
+        "ruleset": rs.id,
+        "kind": "nonwin",
+        "value": index["value"],
+        "winner": None,
+        "plies": None,
+        "entries": index["entries"],
+        "sets": {nws["player"]: nws["entries"] for nws in index["sets"]},
+        "shards": len(files),
+        "bytes": size,
+        "hash": index["hash"],
+        "search_seconds": round(sol.seconds, 3),
+        "build_seconds": round(built, 3),
+        "out": str(args.out),
+    }
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        sizes = ", ".join(f"{p} cannot win: {n:,}" for p, n in summary["sets"].items())
+        print(
+            f"{rs.id}: a draw; certificate {args.out}: two non-win sets ({sizes} entries) in "
+            f"{len(files)} shards, {size:,} bytes, hash {index['hash']}; build {built:.1f} s"
+        )
+    return EXIT_OK
+
+
 def run_check(args: argparse.Namespace) -> int:
     directory: Path = args.directory
     if not directory.is_dir():
         raise HarnessError(f"{directory}: no such certificate directory")
     if args.ruleset is not None:
         Ruleset.from_id(args.ruleset)  # a malformed id is bad input, not a rejection
+    if index_format(directory) == NONWIN_FORMAT:
+        return _run_check_nonwin(args, directory)
     report = check_certificate(
         directory,
         ruleset=args.ruleset,
@@ -218,6 +303,48 @@ def run_check(args: argparse.Namespace) -> int:
     elif report.ok:
         print(
             f"accepted: {report.directory}: {report.winner} wins {report.ruleset}; "
+            f"{report.entries:,} entries in {report.shards} shards, {report.turns:,} turns "
+            f"replayed in {report.seconds:.1f} s; hash {report.hash}"
+        )
+    else:
+        for error in report.errors:
+            print(f"rejected: {error}", file=sys.stderr)
+        if report.truncated:
+            print(f"rejected: (stopped after {len(report.errors)} problems)", file=sys.stderr)
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def _run_check_nonwin(args: argparse.Namespace, directory: Path) -> int:
+    report = check_nonwin(
+        directory,
+        ruleset=args.ruleset,
+        max_errors=max(1, args.max_errors),
+        progress=terminal_progress(),
+    )
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "directory": report.directory,
+                    "ok": report.ok,
+                    "kind": "nonwin",
+                    "ruleset": report.ruleset,
+                    "value": report.value,
+                    "winner": None,
+                    "players": report.players,
+                    "entries": report.entries,
+                    "shards": report.shards,
+                    "hash": report.hash,
+                    "turns": report.turns,
+                    "seconds": round(report.seconds, 3),
+                    "errors": report.errors,
+                }
+            )
+        )
+    elif report.ok:
+        cannot = " and ".join(f"{p} cannot force a win" for p in report.players)
+        print(
+            f"accepted: {report.directory}: {cannot} in {report.ruleset} ({report.value}); "
             f"{report.entries:,} entries in {report.shards} shards, {report.turns:,} turns "
             f"replayed in {report.seconds:.1f} s; hash {report.hash}"
         )

@@ -1,0 +1,216 @@
+"""Build non-win sets from a strong solution (:class:`harness.solver.retrograde.Solution`).
+
+The set for ``p`` ("p cannot force a win") is walked breadth first from the initial
+position, a whole frontier at a time with the batch engine: where ``p`` is to move every
+action's successor joins the set; where the defender is to move one action is chosen among
+those the solution rates as not winning for ``p`` (a draw or a defender's win). Positions
+are kept as canonical images (the least ``(x, o)`` image, as in format 1), so the defender's
+action is written in the frame of the stored image.
+
+Choosing the defender's action for a small set (``greedy``), best first:
+
+1. an action that ends the game without ``p`` winning (adds nothing);
+2. an action into a position already in the set, or one this frontier adds anyway (the
+   successors of ``p``'s positions);
+3. an action into a new position that other parents of this frontier also reach, the most
+   shared first; among equals a defender's win before a draw, and the fastest win first.
+
+``greedy=False`` takes the first non-losing action in the reference order instead; the
+measured sizes are in docs/certificates.md.
+
+>>> from harness.rules import Ruleset
+>>> from harness.solver.retrograde import solve
+>>> sol = solve(Ruleset.from_id("pop1-3x3-c3-torus-continue-binempty-king-nozero-nojump"))
+>>> sol.value
+'x'
+>>> build_nonwin(sol, 1).player, len(build_nonwin(sol, 1).positions) > 0  # o cannot win
+(1, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from harness.cert.format import Shard
+from harness.cert.nonwin_format import NonWinEntry, NonWinSet
+from harness.rules.position import PLAYERS, Action, Position
+from harness.solver.batch import DRAW, BatchEngine, States, engine
+from harness.solver.retrograde import KeyIndex, Solution
+
+CHUNK = 1 << 15  # frontier positions expanded at once
+
+
+class NonWinError(ValueError):
+    """The solution does not support the requested non-win set (the player wins)."""
+
+
+@dataclass
+class NonWinBuild:
+    """A built set: canonical images, and the defender's action per image (None for p)."""
+
+    player: int
+    positions: list[Position]
+    actions: list[Action | None]
+    seconds: float = 0.0
+
+    def shards(self, rs, max_entries: int = 20000) -> list[Shard]:
+        """Entries grouped by placement rank (highest first, the order play meets them), cut
+        into shards of at most ``max_entries``; within a shard in the order they were found."""
+        groups: dict[int, list[NonWinEntry]] = {}
+        for pos, act in zip(self.positions, self.actions, strict=True):
+            entry = NonWinEntry(pos.text(rs), None if act is None else act.text(rs))
+            groups.setdefault(pos.placement_rank(), []).append(entry)
+        out = []
+        for rank in sorted(groups, reverse=True):
+            entries = groups[rank]
+            for lo in range(0, len(entries), max_entries):
+                out.append(Shard(rank, entries[lo : lo + max_entries]))
+        return out
+
+    def as_set(self, rs, max_entries: int = 20000) -> NonWinSet:
+        return NonWinSet(self.player, self.shards(rs, max_entries))
+
+
+def unpack_keys(eng: BatchEngine, keys: np.ndarray) -> States:
+    """The positions whose :meth:`BatchEngine.keys` are ``keys``: the canonical images.
+
+    A position key packs (x bin, o bin, turn, x board, o board) most significant first
+    (``BatchEngine._words`` with the turn as the extra bit).
+    """
+    n, bb = eng.n, eng.bin_bits
+    nmask = np.uint64((1 << n) - 1)
+    if eng.key_words == 1:
+        o = keys & nmask
+        x = (keys >> np.uint64(n)) & nmask
+        high = keys >> np.uint64(2 * n)
+    elif eng.key_words == 2:
+        o = keys["lo"]
+        x = keys["hi"] & nmask
+        high = keys["hi"] >> np.uint64(n)
+    else:
+        o, x, high = keys["lo"], keys["mid"], keys["hi"]
+    turn = (high & np.uint64(1)).astype(np.int8)
+    high = high >> np.uint64(1)
+    bmask = np.uint64((1 << bb) - 1)
+    ob = (high & bmask).astype(np.int8)
+    xb = ((high >> np.uint64(bb)) & bmask).astype(np.int8)
+    return States(x.astype(np.uint64), o.astype(np.uint64), xb, ob, turn)
+
+
+def _first_per_group(group: np.ndarray, order_keys: tuple[np.ndarray, ...]) -> np.ndarray:
+    """Row index of the best row of every group: least ``order_keys`` (last key primary)."""
+    order = np.lexsort((*order_keys, group))
+    g = group[order]
+    first = np.ones(len(g), dtype=bool)
+    first[1:] = g[1:] != g[:-1]
+    return order[first]
+
+
+def build_nonwin(
+    sol: Solution,
+    player: int,
+    *,
+    greedy: bool = True,
+    progress: Callable[[int], None] | None = None,
+) -> NonWinBuild:
+    """The closed set of positions showing that ``player`` (0 x, 1 o) cannot force a win
+    from the initial position, built from the strong solution ``sol``."""
+    import time
+
+    t0 = time.monotonic()
+    rs = sol.ruleset
+    eng = engine(rs)
+    p_win = 1 + player  # the solution's value code of a win for `player`
+    q_win = 2 - player
+    seen = KeyIndex(words=eng.key_words)
+    root = States.from_positions([Position.initial(rs)])
+    root_key = eng.keys(root)
+    value, _ = sol.lookup(root)
+    if int(value[0]) == p_win:
+        raise NonWinError(
+            f"{rs.id}: {PLAYERS[player]} wins from the initial position; there is no non-win set"
+        )
+    seen.add(root_key)
+    pending = [unpack_keys(eng, root_key)]
+    positions: list[Position] = []
+    actions: list[Action | None] = []
+    while pending:
+        frontier = pending.pop(0)
+        if len(frontier) > CHUNK:
+            pending.insert(0, frontier.take(np.arange(CHUNK, len(frontier))))
+            frontier = frontier.take(np.arange(CHUNK))
+        succ, value, plies = sol.rate_successors(frontier)
+        if (value < 0).any():
+            raise NonWinError(f"{rs.id}: a successor is not in the solution (a stale solution?)")
+        mover_is_p = frontier.turn[succ.parent] == player
+        ended = succ.result != 0
+        if (mover_is_p & (value == p_win)).any():
+            at = frontier.take(succ.parent[mover_is_p & (value == p_win)][:1]).positions()[0]
+            raise NonWinError(
+                f"{rs.id}: {PLAYERS[player]} can force a win from {at.text(rs)} "
+                "(the solution disagrees with itself?)"
+            )
+        live = ~ended
+        keys = eng.keys(succ.next) if len(succ) else root_key[:0]
+        forced = mover_is_p & live
+        # The defender's candidates: every action the solution does not rate as p's win.
+        cand = ~mover_is_p & (value != p_win)
+        defenders = np.flatnonzero(frontier.turn != player)
+        has = np.zeros(len(frontier), dtype=bool)
+        has[succ.parent[cand]] = True
+        if not has[defenders].all():
+            bad = frontier.take(defenders[~has[defenders]][:1]).positions()[0]
+            raise NonWinError(
+                f"{rs.id}: {PLAYERS[1 - player]} has no action keeping {PLAYERS[player]} from "
+                f"winning in {bad.text(rs)}: that position is won for {PLAYERS[player]}"
+            )
+        rows = np.flatnonzero(cand)
+        if greedy and len(rows):
+            crow_keys = keys[rows]
+            known = seen.find(crow_keys) >= 0
+            batch = KeyIndex(words=eng.key_words)
+            if forced.any():
+                batch.add(keys[forced])
+            in_batch = batch.find(crow_keys) >= 0
+            r_end = ended[rows]
+            tier = np.where(r_end, 0, np.where(known | in_batch, 1, 2)).astype(np.int8)
+            # How many candidate rows of this frontier share each new successor.
+            live_rows = ~r_end
+            share = np.zeros(len(rows), dtype=np.int64)
+            if live_rows.any():
+                counter = KeyIndex(words=eng.key_words)
+                ids = counter.add(crow_keys[live_rows])
+                share[live_rows] = np.bincount(ids)[ids]
+            is_draw = (value[rows] == DRAW).astype(np.int8)
+            pl = np.where(value[rows] == q_win, plies[rows], 0)
+            best = _first_per_group(succ.parent[rows], (pl, is_draw, -share, tier))
+        else:
+            best = _first_per_group(succ.parent[rows], (rows,)) if len(rows) else rows
+        chosen_rows = rows[best]
+        chosen = np.full(len(frontier), -1, dtype=np.int64)
+        chosen[succ.parent[chosen_rows]] = chosen_rows
+        # Record the frontier's entries.
+        for i, pos in enumerate(frontier.positions()):
+            r = int(chosen[i])
+            if pos.turn == player:
+                actions.append(None)
+            else:
+                src = int(succ.src[r])
+                actions.append(Action(None if src < 0 else src, int(succ.dst[r])))
+            positions.append(pos)
+        # The next frontier: new successors, forced and chosen.
+        take = forced.copy()
+        take[chosen_rows] = True
+        take &= live
+        nxt = keys[take]
+        before = len(seen)
+        ids = seen.add(nxt)
+        uniq, first = np.unique(ids, return_index=True)
+        if (uniq >= before).any():
+            pending.append(unpack_keys(eng, nxt[first[uniq >= before]]))
+        if progress is not None:
+            progress(len(positions))
+    return NonWinBuild(player, positions, actions, time.monotonic() - t0)
