@@ -1,10 +1,14 @@
 """``python -m harness solve RULESET``: the value of a ruleset's initial position.
 
 ``--method retrograde`` enumerates the whole reachable game graph and solves it by retrograde
-analysis (:mod:`harness.solver.retrograde`); ``--method proof`` runs the proof search instead
-(:mod:`harness.solver.proof`), which does not enumerate, so ``positions`` is null. The
-default, ``auto``, takes retrograde analysis when a counting bound on the positions says the
-graph fits (:func:`class_bound`), and the proof search otherwise.
+analysis (:mod:`harness.solver.retrograde`); ``--method lean`` does the same with the
+memory-lean solver (:mod:`harness.solver.lean`: about 13 bytes per class instead of about
+550, optionally out of core in ``--workdir``); ``--method proof`` runs the proof search
+instead (:mod:`harness.solver.proof`), which does not enumerate, so ``positions`` is null.
+The default, ``auto``, picks by a counting bound on the classes (:func:`class_bound`):
+retrograde analysis up to :data:`AUTO_CLASS_LIMIT`, the lean solver up to
+:data:`LEAN_CLASS_LIMIT` (one-word keys only), the proof search beyond. The report says
+which method ran (``method``).
 
 Exit codes: 0 solved; 2 unusable input (unknown ruleset, bad ``--out``); 3 a budget ran out
 (``--max-positions``, ``--time-limit``, ``--memory-limit``, or no memory left; for the proof
@@ -33,6 +37,9 @@ from harness.rules.symmetry import symmetries
 # ``auto`` enumerates when the bound is below this many classes: the 5x5 c4 solve stores
 # about 540 bytes per class at its peak, so 40 million classes stay within 24 GB.
 AUTO_CLASS_LIMIT = 40_000_000
+# The lean solver stores about 13 bytes per class (in memory or in --workdir), and a bound is
+# about ten times the classes actually reached (5x5 c4: 30 million, 2.8 million reached).
+LEAN_CLASS_LIMIT = 4_000_000_000
 
 
 class BudgetError(HarnessError):
@@ -86,10 +93,20 @@ def register(subparsers) -> None:
     )
     p.add_argument(
         "--method",
-        choices=("auto", "retrograde", "proof"),
+        choices=("auto", "retrograde", "lean", "proof"),
         default="auto",
-        help="retrograde: enumerate and solve the whole graph; proof: proof search; auto "
-        "(default): retrograde when a counting bound says the graph fits, else proof",
+        help="retrograde: enumerate and solve the whole graph; lean: the same in about 13 "
+        "bytes per class, out of core with --workdir; proof: proof search; auto (default): "
+        "by a counting bound, retrograde, then lean, then proof",
+    )
+    p.add_argument(
+        "--workdir",
+        type=Path,
+        help="lean: keep the per-class columns in memory-mapped files in this folder (out of "
+        "core); a run killed after its enumeration resumes from there",
+    )
+    p.add_argument(
+        "--fresh", action="store_true", help="lean: discard what --workdir holds and start over"
     )
     p.add_argument(
         "--max-positions", type=positive(int), help="budget: stored classes (retrograde)"
@@ -124,14 +141,13 @@ def run(args) -> int:
     rs = Ruleset.from_id(args.ruleset)  # RulesetError (a ValueError) names the field
     _check_out(args.out)
     if args.method == "auto":
-        fits = class_bound(rs) <= AUTO_CLASS_LIMIT
-        args.method = "retrograde" if fits or args.out is not None else "proof"
+        args.method = pick_method(rs, table=args.out is not None or args.workdir is not None)
     if args.method == "proof":
         if args.out is not None:
-            raise HarnessError("--out needs --method retrograde (a proof search has no table)")
+            raise HarnessError("--out needs a strong solve (a proof search has no table)")
         report = _prove(rs, args)
     else:
-        report = _retrograde(rs, args)
+        report = _retrograde(rs, args, lean=args.method == "lean")
     if args.json:
         print(json.dumps(report))
     else:
@@ -139,19 +155,59 @@ def run(args) -> int:
     return 0
 
 
-def _retrograde(rs: Ruleset, args) -> dict:
+def pick_method(rs: Ruleset, table: bool = False) -> str:
+    """``auto``'s choice: ``retrograde``, ``lean`` or ``proof`` by :func:`class_bound`
+    (``table``: a strong solve was asked for, so never the proof search).
+
+    >>> pick_method(Ruleset.from_id("pop1-5x5-c4-torus-continue-binempty-king-nozero-nojump"))
+    'retrograde'
+    >>> pick_method(Ruleset.from_id("pop1-5x5-c5-torus-continue-binempty-king-nozero-nojump"))
+    'lean'
+    >>> pick_method(Ruleset.from_id("pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump"))
+    'proof'
+    """
+    from harness.solver.batch import engine
+
+    bound = class_bound(rs)
+    if bound <= AUTO_CLASS_LIMIT:
+        return "retrograde"
+    one_word = engine(rs).key_words == 1
+    if one_word and (bound <= LEAN_CLASS_LIMIT or table):
+        return "lean"
+    return "retrograde" if table else "proof"
+
+
+def _retrograde(rs: Ruleset, args, lean: bool = False) -> dict:
     from harness.solver.retrograde import BudgetExceeded, solve
 
     memory = _memory_default() if args.memory_limit is None else int(args.memory_limit * 2**30)
+    from harness.solver.lean import LeanError
+    from harness.solver.lean import solve as lean_solve
+
+    if not lean and args.workdir is not None:
+        raise HarnessError("--workdir needs --method lean")
     try:
         with _memory_cap(memory):
-            sol = solve(
-                rs,
-                max_positions=args.max_positions,
-                max_seconds=args.time_limit,
-                max_memory=memory,
-                progress=None,
-            )
+            if lean:
+                sol = lean_solve(
+                    rs,
+                    workdir=args.workdir,
+                    fresh=args.fresh,
+                    max_positions=args.max_positions,
+                    max_seconds=args.time_limit,
+                    max_memory=memory,
+                    progress=None,
+                )
+            else:
+                sol = solve(
+                    rs,
+                    max_positions=args.max_positions,
+                    max_seconds=args.time_limit,
+                    max_memory=memory,
+                    progress=None,
+                )
+    except LeanError as exc:
+        raise HarnessError(str(exc)) from None
     except BudgetExceeded as exc:
         raise BudgetError(
             f"{rs.id}: budget exhausted after {exc.classes} classes and {exc.seconds:.1f} s: {exc}"
@@ -165,13 +221,19 @@ def _retrograde(rs: Ruleset, args) -> dict:
         sol.save(args.out)
     summary = sol.summary()
     summary.update(
-        method="retrograde",
+        method="lean" if lean else "retrograde",
         positions_per_second=round(sol.positions / sol.seconds) if sol.seconds else None,
         positions_per_cpu_second=(
             round(sol.positions / sol.timings["cpu"]) if sol.timings.get("cpu") else None
         ),
         peak_rss_bytes=sol.peak_rss,
     )
+    if lean:
+        summary.update(
+            expansions=getattr(sol, "expansions", None),
+            disk_bytes=getattr(sol, "disk_bytes", 0),
+            bytes_per_class=round(sol.peak_rss / sol.classes, 1) if sol.classes else None,
+        )
     if args.out is not None:
         summary["out"] = str(args.out)
     return summary
@@ -239,11 +301,12 @@ def _prove(rs: Ruleset, args) -> dict:
 
 def _print_text(r: dict) -> None:
     value = "draw" if r["value"] == "draw" else f"{r['value']} wins in {r['plies']} plies"
-    print(f"{r['ruleset']}: {value}")
+    print(f"{r['ruleset']}: {value} (method {r['method']})")
     if r.get("positions") is not None:
+        edges = "no edges stored" if r["method"] == "lean" else f"{r['edges']} edges"
         print(
             f"positions {r['positions']} ({r['canonical']} up to symmetry, "
-            f"{r['classes']} classes stored, {r['edges']} edges)"
+            f"{r['classes']} classes stored, {edges})"
         )
         print(
             f"{r['seconds']:.2f} s ({r['cpu_seconds']:.2f} s CPU), "

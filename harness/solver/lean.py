@@ -78,7 +78,7 @@ from harness.solver.retrograde import (
 OPEN, V_WIN, V_LOSS, AVOID = 0, 1, 2, 3
 # Bits of the per-class meta byte during the enumeration.
 SIDE_X, SIDE_O, EXPANDED, WIN_NOW, CAN_AVOID = 1, 2, 4, 8, 16
-BATCH = 4096  # classes expanded at once: the expansion's temporaries stay a few MB
+BATCH = 2048  # classes expanded at once: the expansion's temporaries stay a few MB
 UNPLAY_BATCH = 2048  # decided classes un-played at once
 MERGE_CHUNK = 1 << 18
 FORMAT = 1
@@ -402,6 +402,9 @@ class LeanSolution(Solution):
     def index(self):
         return _SortedFinder(self.keys)
 
+    def _extra_arrays(self) -> dict:
+        return {"sorted_keys": np.bool_(True)}
+
     @property
     def root(self) -> int:
         """The initial position's class (keys are sorted, so it is not class 0 here)."""
@@ -542,6 +545,11 @@ def enumerate_classes(
             ck = eng.class_keys(cm, ct, cmb, ctb)
             par = ex.parent[live]
             same = ex.passed[live]
+            # Colourings reached: a pass keeps the mover, any other action hands over.
+            pb = bits[par]
+            swapped = ((pb & SIDE_X) << 1) | ((pb & SIDE_O) >> 1)
+            cb = np.where(same, pb, swapped).astype(np.uint8)
+            uk, ub = _reduce(ck, cb)
             m = meta("meta")
             first = (m[idx] & EXPANDED) == 0
             if first.any():
@@ -549,7 +557,7 @@ def enumerate_classes(
                 draw = np.bincount(ex.parent[res == DRAW], minlength=k) > 0
                 actions = np.bincount(ex.parent, minlength=k)
                 # Distinct (child, same) per parent: the retrograde counter.
-                uniq, inv = np.unique(ck, return_inverse=True)
+                inv = np.searchsorted(uk, ck)
                 code = (par.astype(np.int64) << 33) | (inv.astype(np.int64) << 1) | same
                 code = _distinct(code)
                 count = np.bincount((code >> 33).astype(np.int64), minlength=k)
@@ -563,11 +571,7 @@ def enumerate_classes(
                 store.col("count")[idx[f]] = count[f]
                 if int(count.max(initial=0)) > np.iinfo(store.col("count").dtype).max:
                     raise LeanError(f"{rs.id}: more successors than the counter holds")
-            # Colourings reached: a pass keeps the mover, any other action hands over.
-            pb = bits[par]
-            swapped = ((pb & SIDE_X) << 1) | ((pb & SIDE_O) >> 1)
-            cb = np.where(same, pb, swapped).astype(np.uint8)
-            ck, cb = _reduce(ck, cb)
+            ck, cb = uk, ub
             # Drop what is already known.
             ci = store.find(ck)
             known = ci >= 0
@@ -576,7 +580,7 @@ def enumerate_classes(
             pend_k.append(ck[keep])
             pend_b.append(newbits[keep].astype(np.uint8))
             pending += int(keep.sum())
-            if pending > max(1 << 20, store.count // 4):
+            if pending > max(1 << 18, store.count // 16):
                 a, b = _reduce(np.concatenate(pend_k), np.concatenate(pend_b))
                 pend_k, pend_b, pending = [a], [b], len(a)
             budget.check(store.count)
@@ -610,6 +614,15 @@ def _reduce(keys: np.ndarray, bits: np.ndarray):
     """Distinct keys, each with the OR of its bits."""
     if len(keys) == 0:
         return keys, bits
+    if int(keys.max()) < 1 << 62:
+        # One sort of keys with their two bits below them.
+        v = np.sort((keys << np.uint64(2)) | bits.astype(np.uint64))
+        k = v >> np.uint64(2)
+        first = np.ones(len(k), dtype=bool)
+        first[1:] = k[1:] != k[:-1]
+        starts = np.flatnonzero(first)
+        b = (v & np.uint64(3)).astype(np.uint8)
+        return k[starts], np.bitwise_or.reduceat(b, starts).astype(np.uint8)
     order = np.argsort(keys)
     k, b = keys[order], bits[order]
     first = np.ones(len(k), dtype=bool)
@@ -698,6 +711,24 @@ def retrograde(eng: BatchEngine, store: KeyStore, values: np.ndarray, tick=None,
     return k - 1
 
 
+def _return_freed_memory() -> None:
+    """Ask glibc to give large freed blocks back at once (a fixed mmap threshold).
+
+    By default glibc raises its mmap threshold each time a big block is freed, after which
+    big temporaries come from the heap and stay resident when freed; a solve that allocates
+    and frees batch-sized arrays all the time would then hold several times its live data.
+    Best effort: nothing happens off glibc.
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, 256 * 1024)  # M_MMAP_THRESHOLD
+        libc.mallopt(-1, 1024 * 1024)  # M_TRIM_THRESHOLD
+    except (OSError, AttributeError):
+        pass
+
+
 def solve(
     rs: Ruleset,
     *,
@@ -716,6 +747,7 @@ def solve(
     """
     start = time.perf_counter()
     cpu_start = time.process_time()
+    _return_freed_memory()
     eng = engine(rs)
     if eng.key_words != 1:
         raise LeanError(
@@ -779,8 +811,8 @@ def solve(
     plies = store.col("count")[:n]
     result = Column("result", np.int8, folder, capacity=max(n, 1)).array[:n]
     orbit = Column("orbit", np.int8, folder, capacity=max(n, 1)).array[:n]
-    for lo in range(0, n, 1 << 18):
-        hi = min(n, lo + (1 << 18))
+    for lo in range(0, n, 1 << 15):
+        hi = min(n, lo + (1 << 15))
         v = get2(values, np.arange(lo, hi))
         result[lo:hi] = np.select([v == V_WIN, v == V_LOSS], [WIN, LOSS], UNKNOWN)
         undecided = (v == OPEN) | (v == AVOID)

@@ -426,8 +426,13 @@ class Solution:
                 plies=self.ply_table,
                 sides=self.sides,
                 orbit=self.orbit,
+                **self._extra_arrays(),
             )
         return path
+
+    def _extra_arrays(self) -> dict:
+        """Arrays a subclass saves beside the standard ones (see :meth:`load`)."""
+        return {}
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Solution:
@@ -447,6 +452,11 @@ class Solution:
                         .view(KEY2 if eng.key_words == 2 else KEY3)
                         .reshape(-1)
                     )
+                if "sorted_keys" in data.files:
+                    # Written by the lean solver: keys sorted, the root found by search.
+                    from harness.solver.lean import LeanSolution
+
+                    cls = LeanSolution
                 return cls(
                     rs,
                     keys,

@@ -1,0 +1,178 @@
+"""The lean solver against today's retrograde solver, class by class, and its work folder."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import random
+
+import numpy as np
+import pytest
+
+from harness.rules import Position, Ruleset
+from harness.solver import lean, retrograde
+from harness.solver.batch import NONE, States, engine
+from harness.solver.sample import every_field_rulesets, random_position
+
+# Every edge, both stuck rules, every movement and several patterns, zero and jump moves.
+RULESETS = [
+    "pop1-3x3-c3-torus-continue-binempty-king-nozero-nojump",
+    "pop1-4x4-c3-torus-continue-binempty-king-nozero-nojump",
+    "pop1-4x4-c3-reincarnation-continue-binempty-king-nozero-nojump",
+    "pop1-4x4-c3-ringout-continue-binempty-king-nozero-nojump",
+    "pop1-4x4-c3-blocked-continue-binempty-king-nozero-nojump",
+    "pop1-4x4-c3-klein-continue-binempty-king-nozero-nojump",
+    "pop1-3x3-c3-ringout-continue-binempty-king-nozero-nojump",
+    "pop1-3x4-c3-klein-continue-binempty-king-nozero-nojump",
+    "pop1-4x4-c3-torus-draw-always-rook-zero-jump",
+    "pop1-3x4-c4-reincarnation-draw-binempty-bishop-zero-nojump",
+    "pop1-4x3-c4-blocked-continue-always-anywhere-nozero-nojump",
+    "pop1-3x4-c3-ringout-continue-always-queen-nozero-nojump",
+    "pop1-4x4-c3-klein-continue-nomove-king-nozero-nojump",
+]
+
+
+def assert_same(a: retrograde.Solution, b: lean.LeanSolution) -> None:
+    order = np.argsort(a.keys)
+    assert np.array_equal(a.keys[order], b.keys)
+    assert np.array_equal(a.result[order], b.result)
+    assert np.array_equal(a.ply_table[order].astype(np.int64), b.ply_table.astype(np.int64))
+    assert np.array_equal(a.sides[order], b.sides)
+    assert np.array_equal(a.orbit[order], b.orbit)
+    assert (a.value, a.plies, a.positions, a.canonical) == (
+        b.value,
+        b.plies,
+        b.positions,
+        b.canonical,
+    )
+
+
+@pytest.mark.parametrize("rid", RULESETS)
+def test_every_class_as_today(rid):
+    rs = Ruleset.from_id(rid)
+    assert_same(retrograde.solve(rs), lean.solve(rs, progress=False))
+
+
+def test_solution_interface_as_today():
+    rs = Ruleset.from_id(RULESETS[1])
+    a, b = retrograde.solve(rs), lean.solve(rs, progress=False)
+    root = Position.initial(rs)
+    assert b.rated_actions(root) == a.rated_actions(root)
+    assert b.best_action(root) == a.best_action(root)
+    assert b.principal_line() == a.principal_line()
+    unknown = Position((0b111, 0), (0, 3), 0)
+    assert b.value_of(unknown) == a.value_of(unknown) == (None, None)
+
+
+def test_saved_lean_solution_loads_as_today(tmp_path):
+    rs = Ruleset.from_id(RULESETS[0])
+    b = lean.solve(rs, progress=False)
+    back = retrograde.Solution.load(b.save(tmp_path / "s.npz"))
+    assert (back.value, back.plies, back.positions) == (b.value, b.plies, b.positions)
+
+
+def test_unplay_finds_every_true_parent():
+    """Play every action of random positions; un-playing each result must propose the
+    position it came from (the proposals are a superset, the forward check exact)."""
+    rng = random.Random(7)
+    checked = 0
+    for rs in every_field_rulesets(rng):
+        rs = rs.with_(rows=min(rs.rows, 4), cols=min(rs.cols, 4), checkers=min(rs.checkers, 5))
+        eng = engine(rs)
+        un = lean.Unplayer(eng)
+        positions = [random_position(rng, rs) for _ in range(12)]
+        states = States.from_positions(positions)
+        me, them, mb, tb = states.mover_view()
+        ex = eng.expand(me, them, mb, tb)
+        live = np.flatnonzero(ex.result == NONE)
+        if not len(live):
+            continue
+        rows, PM, PO, PMb, POb = un.parents(
+            ex.me[live], ex.them[live], ex.mb[live], ex.tb[live], passed=False
+        )
+        found = set(zip(rows.tolist(), PM.tolist(), PO.tolist(), PMb.tolist(), POb.tolist()))
+        for j, i in enumerate(live.tolist()):
+            if ex.passed[i]:
+                continue  # un-played with passed=True, below
+            p = int(ex.parent[i])
+            want = (j, int(me[p]), int(them[p]), int(mb[p]), int(tb[p]))
+            assert want in found, (rs.id, positions[p])
+            checked += 1
+    assert checked > 500
+
+
+def test_out_of_core_same_answers_and_markers(tmp_path):
+    rs = Ruleset.from_id(RULESETS[1])
+    work = tmp_path / "work"
+    b = lean.solve(rs, workdir=work, progress=False)
+    assert isinstance(b.keys, np.memmap)
+    assert_same(retrograde.solve(rs), b)
+    done = json.loads((work / "complete.json").read_text())
+    assert done["classes"] == b.classes and done["value"] == b.value
+    assert b.disk_bytes > 8 * b.classes
+
+
+def test_killed_after_enumeration_resumes(tmp_path):
+    rs = Ruleset.from_id(RULESETS[2])
+    work = tmp_path / "work"
+    first = lean.solve(rs, workdir=work, progress=False)
+    want = (first.value, first.plies, first.positions)
+    # A run killed during the retrograde pass: counters half rewritten, no completion.
+    np.memmap(work / "count.bin", dtype=np.uint16, mode="r+")[:] = 7
+    (work / "complete.json").unlink()
+    again = lean.solve(rs, workdir=work, progress=False)
+    assert again.timings["enumerate"] == 0.0  # resumed from the checkpoint
+    assert (again.value, again.plies, again.positions) == want
+    assert_same(retrograde.solve(rs), again)
+
+
+def test_killed_during_enumeration_is_not_read_as_done(tmp_path):
+    rs = Ruleset.from_id(RULESETS[1])
+    work = tmp_path / "work"
+    with pytest.raises(retrograde.BudgetExceeded):
+        lean.solve(rs, workdir=work, max_positions=500, progress=False)
+    assert not (work / "enumerated.json").exists() and not (work / "complete.json").exists()
+    assert_same(retrograde.solve(rs), lean.solve(rs, workdir=work, progress=False))
+
+
+def test_foreign_or_stray_folder_is_refused(tmp_path):
+    a, b = (Ruleset.from_id(r) for r in RULESETS[:2])
+    work = tmp_path / "work"
+    lean.solve(a, workdir=work, progress=False)
+    with pytest.raises(lean.LeanError, match="holds a solve of"):
+        lean.solve(b, workdir=work, progress=False)
+    assert lean.solve(b, workdir=work, fresh=True, progress=False).value == "x"
+    stray = tmp_path / "stray"
+    stray.mkdir()
+    (stray / "keys.bin").write_bytes(b"\0" * 64)
+    with pytest.raises(lean.LeanError, match="unknown run"):
+        lean.solve(a, workdir=stray, progress=False)
+
+
+def test_unusable_folder_is_one_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(lean.LeanError, match="work folder"):
+        lean.solve(Ruleset.from_id(RULESETS[0]), workdir=blocker / "sub", progress=False)
+
+
+def test_full_disk_is_one_error(tmp_path, monkeypatch):
+    def full(fd, offset, length):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "posix_fallocate", full)
+    with pytest.raises(lean.LeanError, match="No space left"):
+        lean.solve(Ruleset.from_id(RULESETS[0]), workdir=tmp_path / "w", progress=False)
+    assert not (tmp_path / "w" / "complete.json").exists()
+
+
+def test_two_bit_values_round_trip():
+    rng = np.random.default_rng(3)
+    packed = np.zeros(250, dtype=np.uint8)
+    idx = rng.permutation(1000)[:600]
+    vals = rng.integers(0, 4, size=600).astype(np.uint8)
+    lean.set2(packed, idx, vals)
+    assert np.array_equal(lean.get2(packed, idx), vals)
+    rest = np.setdiff1d(np.arange(1000), idx)
+    assert not lean.get2(packed, rest).any()
