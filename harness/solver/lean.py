@@ -55,10 +55,8 @@ from harness.rules.position import Position
 from harness.rules.ruleset import Ruleset
 from harness.solver.batch import (
     DRAW,
-    MOVER_LOSES,
     MOVER_WINS,
     NONE,
-    ONE,
     BatchEngine,
     States,
     engine,
@@ -268,8 +266,13 @@ class Unplayer:
         geo = geometry(rs)
         self.n = eng.n
         self.rays = [
-            [(np.uint64(1 << r.neighbour), None if r.target is None else np.uint64(1 << r.target))
-             for r in geo.pop_rays[L]]
+            [
+                (
+                    np.uint64(1 << r.neighbour),
+                    None if r.target is None else np.uint64(1 << r.target),
+                )
+                for r in geo.pop_rays[L]
+            ]
             for L in range(self.n)
         ]
         self.falls = rs.edge in ("reincarnation", "ringout")
@@ -343,9 +346,7 @@ class Unplayer:
                         continue
                     sbit = np.uint64(1 << s)
                     sel = np.flatnonzero(moving & ((occ & sbit) == 0))
-                    cands.append(
-                        (s, M[sel] & ~lbit | sbit, O[sel], Mb[sel], Ob[sel], origin[sel])
-                    )
+                    cands.append((s, M[sel] & ~lbit | sbit, O[sel], Mb[sel], Ob[sel], origin[sel]))
             cands = [c for c in cands if len(c[1])]
             if not cands:
                 continue
@@ -478,7 +479,11 @@ def _open_workdir(workdir: Path | None, rs: Ruleset, fresh: bool) -> tuple[Path 
     meta_path = workdir / "run.json"
     if fresh:
         for p in workdir.iterdir():
-            if p.suffix in (".bin", ".enum") or p.name in ("run.json", "enumerated.json", "complete.json"):
+            if p.suffix in (".bin", ".enum") or p.name in (
+                "run.json",
+                "enumerated.json",
+                "complete.json",
+            ):
                 p.unlink()
     if meta_path.exists():
         try:

@@ -91,7 +91,9 @@ def test_unplay_finds_every_true_parent():
         rows, PM, PO, PMb, POb = un.parents(
             ex.me[live], ex.them[live], ex.mb[live], ex.tb[live], passed=False
         )
-        found = set(zip(rows.tolist(), PM.tolist(), PO.tolist(), PMb.tolist(), POb.tolist()))
+        found = set(
+            zip(rows.tolist(), PM.tolist(), PO.tolist(), PMb.tolist(), POb.tolist(), strict=True)
+        )
         for j, i in enumerate(live.tolist()):
             if ex.passed[i]:
                 continue  # un-played with passed=True, below
