@@ -8,11 +8,30 @@ line instead of exhausting memory, recursion or patience.
 "xxxx'… (100 characters)"
 >>> one_line("two\\nlines")
 'two lines'
+>>> loads_json('{"rank": 3}')
+{'rank': 3}
+>>> loads_json("[" * 200 + "]" * 200)
+Traceback (most recent call last):
+...
+harness.bounded.TooDeepError: JSON nested deeper than 64 levels
 """
 
 from __future__ import annotations
 
+import errno
+import gzip
+import json
+import os
+import re
+import stat
+from collections.abc import Iterator
+from typing import IO, BinaryIO
+
 QUOTE_LIMIT = 80  # characters of an input an error message quotes at most
+MAX_DEPTH = 64  # JSON nesting: our formats need 2 levels; C json recurses per level
+MAX_DIGITS = 30  # digits of a JSON integer: nothing we read needs more
+MAX_LINE = 1 << 16  # bytes of one JSON request line (a Pop request is ~200)
+CHUNK = 1 << 16
 
 
 def clip(value: object, limit: int = QUOTE_LIMIT) -> str:
@@ -32,3 +51,177 @@ def one_line(text: str, limit: int = 2000) -> str:
     """``text`` on one line (newlines become spaces) and at most ``limit`` characters."""
     text = " ".join(text.splitlines())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# --- JSON ---------------------------------------------------------------------------------
+
+
+class TooDeepError(ValueError):
+    """JSON nested deeper than the reader allows."""
+
+
+class TooLongError(ValueError):
+    """A file or stream longer than the reader allows."""
+
+
+class HugeNumber:
+    """Stands in for a JSON integer of more than :data:`MAX_DIGITS` digits, so the reader's
+    field check rejects it by name instead of Python's int-conversion limit doing it blindly.
+
+    >>> loads_json('{"rank": ' + "9" * 5000 + "}")
+    {'rank': <a 5,000-digit number>}
+    """
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+    def __repr__(self) -> str:
+        return f"<a {self.digits:,}-digit number>"
+
+
+def _parse_int(text: str) -> int | HugeNumber:
+    digits = len(text.lstrip("-"))
+    return int(text) if digits <= MAX_DIGITS else HugeNumber(digits)
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def nesting_depth(text: str) -> int:
+    """The deepest bracket nesting of a JSON text (brackets inside strings do not count).
+
+    >>> nesting_depth('{"a": [1, "[[["]}')
+    2
+    """
+    if text.count("[") + text.count("{") <= 1:
+        return text.count("[") + text.count("{")
+    depth = deepest = 0
+    for m in _BRACKET.finditer(_STRING.sub("", text)):
+        if m.group() in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
+def loads_json(text: str | bytes, *, max_depth: int = MAX_DEPTH) -> object:
+    """``json.loads`` that refuses nesting deeper than ``max_depth`` (:class:`TooDeepError`)
+    before parsing, and reads an integer of more than :data:`MAX_DIGITS` digits as a
+    :class:`HugeNumber`. Malformed text raises ``json.JSONDecodeError`` as usual."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8")
+    # At most one bracket per level: a text with few brackets needs no scan.
+    if text.count("[") + text.count("{") > max_depth and nesting_depth(text) > max_depth:
+        raise TooDeepError(f"JSON nested deeper than {max_depth} levels")
+    return json.loads(text, parse_int=_parse_int)
+
+
+def bounded_lines(stream: IO[bytes], max_bytes: int = MAX_LINE) -> Iterator[str]:
+    """The lines of a binary stream as text, each read with at most ``max_bytes`` in memory.
+
+    A longer line is yielded as its first ``max_bytes + 1`` characters (the rest is read
+    and dropped), so a reader can refuse it by its length; bytes that are not UTF-8 become
+    U+FFFD. A stream that is not binary (``io.StringIO`` in tests) is read the same way.
+    """
+    while True:
+        line = stream.readline(max_bytes + 1)
+        if not line:
+            return
+        ends = line.endswith(b"\n" if isinstance(line, bytes) else "\n")
+        if not ends and len(line) > max_bytes:
+            while True:  # drop the rest of an over-long line
+                rest = stream.readline(CHUNK)
+                if not rest or rest.endswith(b"\n" if isinstance(rest, bytes) else "\n"):
+                    break
+        yield line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+
+
+# --- files --------------------------------------------------------------------------------
+
+
+class UnsafeFileError(OSError):
+    """A path that is not a plain regular file (a symlink, FIFO, device, socket, folder)."""
+
+    def __str__(self) -> str:
+        return f"{self.filename}: {self.strerror}"
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """Open ``path`` for reading only if it is a regular file, without following a symlink
+    (``O_NOFOLLOW``) and without blocking on a FIFO (``O_NONBLOCK``); the check is made on the
+    opened descriptor (``fstat``), so nothing can be swapped in between."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or (exc.errno == errno.EMLINK and os.path.islink(path)):
+            raise UnsafeFileError(
+                errno.ELOOP, "is a symbolic link; not followed (give the file itself)", str(path)
+            ) from None
+        raise
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+            raise UnsafeFileError(errno.EINVAL, f"is {kind}, not a regular file", str(path))
+        if flags & getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: str | os.PathLike[str], max_bytes: int, what: str = "file") -> bytes:
+    """The bytes of a regular file (see :func:`open_regular`) of at most ``max_bytes``."""
+    with open_regular(path) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > max_bytes:
+            raise TooLongError(
+                f"{path}: {size:,} bytes, more than the {max_bytes:,} a {what} may have"
+            )
+        # Read what fstat says is there (a read of max_bytes would reserve all of it first);
+        # one byte more shows a file that grew meanwhile.
+        data = fh.read(size + 1)
+    if len(data) > max_bytes:
+        raise TooLongError(f"{path}: more than the {max_bytes:,} bytes a {what} may have")
+    return data
+
+
+def gunzip_lines(
+    fh: BinaryIO, *, max_bytes: int, max_line: int, where: str = ""
+) -> Iterator[bytes]:
+    """The lines of a gzip stream, decompressed as they are read, at most ``max_bytes`` in
+    all (else :class:`TooLongError`). A line longer than ``max_line`` is yielded as its first
+    ``max_line + 1`` bytes (plus its newline), the rest dropped unread into memory, so the
+    reader can refuse it by its length and go on. A truncated or corrupt stream raises
+    ``gzip.BadGzipFile``, ``EOFError`` or ``zlib.error`` as ``gzip`` does."""
+    total = 0
+
+    def count(part: bytes) -> None:
+        nonlocal total
+        total += len(part)
+        if total > max_bytes:
+            raise TooLongError(f"{where}decompresses to more than {max_bytes:,} bytes")
+
+    with gzip.GzipFile(fileobj=fh, mode="rb") as gz:
+        while line := gz.readline(max_line + 1):
+            count(line)
+            if len(line) > max_line and not line.endswith(b"\n"):
+                while rest := gz.readline(CHUNK):
+                    count(rest)
+                    if rest.endswith(b"\n"):
+                        line += b"\n"
+                        break
+            yield line

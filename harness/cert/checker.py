@@ -35,15 +35,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.bounded import clip
 from harness.cert.format import (
     CertificateError,
     Entry,
     certificate_hash,
-    decompress,
     digest,
-    iter_lines,
     parse_entry,
     read_index,
+    read_shard_file,
+    shard_lines,
 )
 from harness.rules.engine import apply_action, legal_actions, play_unchecked
 from harness.rules.errors import IllegalActionError
@@ -170,69 +171,73 @@ class Checker:
         name = meta["file"]
         path = self.dir / name
         try:
-            data = path.read_bytes()
+            data = read_shard_file(path)
         except FileNotFoundError:
             self.fail(f"{name}: shard listed in index.yaml is missing")
             return 0
-        except OSError as exc:
-            self.fail(f"{name}: cannot read ({exc})")
+        except CertificateError as exc:
+            self.fail(str(exc))
             return 0
         actual = digest(data)
         if actual != meta["blake3"]:
             self.fail(
                 f"{name}: hash mismatch: index says blake3 {meta['blake3']}, file has {actual}"
             )
+        count = 0
+        self._misplaced = False
         try:
-            text = decompress(data, name)
-            lines = list(iter_lines(text, name))
+            # Decompressed as it is read, within the bound the index's entry count sets.
+            for count, line in shard_lines(data, meta["entries"], name):
+                self._load_entry(i, meta, f"{name} line {count}", line)
         except CertificateError as exc:
             self.fail(str(exc))
-            return 0
-        if len(lines) != meta["entries"]:
-            self.fail(f"{name}: index says {meta['entries']} entries, the shard has {len(lines)}")
+            return count
+        if count != meta["entries"]:
+            self.fail(f"{name}: index says {meta['entries']} entries, the shard has {count}")
+        return count
+
+    def _load_entry(self, i: int, meta: dict, where: str, line: str) -> None:
         rs = self.rs
-        misplaced = False
-        for number, line in lines:
-            where = f"{name} line {number}"
-            try:
-                entry = parse_entry(line, where)
-            except CertificateError as exc:
-                self.fail(str(exc))
-                continue
-            try:
-                pos = Position.from_text(rs, entry.position)
-                action = Action.from_text(rs, entry.action)
-            except ValueError as exc:
-                self.fail(f"{where}: malformed entry {entry.position!r} {entry.action!r}: {exc}")
-                continue
-            if pos.placement_rank() != meta["placement_rank"] and not misplaced:
-                misplaced = True  # once per shard: one mislabelled shard is one problem
-                self.fail(
-                    f"{where}: entry {entry.position!r}: placement rank {pos.placement_rank()}, "
-                    f"but the shard is listed with {meta['placement_rank']}"
-                )
-            if pos.turn != self.winner:
-                self.fail(
-                    f"{where}: entry {entry.position!r}: wrong winner: {PLAYERS[pos.turn]} is to "
-                    f"move, but the certificate's winner is {PLAYERS[self.winner]}"
-                )
-                continue
-            key, sym = canonical(rs, pos)
-            loaded = _Loaded(pos, action, entry.rank, i, where, entry)
-            other = self.table.get(key)
-            if other is not None:
-                mine = (sym.action(action), entry.rank)
-                theirs_sym = canonical(rs, other.position)[1]
-                theirs = (theirs_sym.action(other.action), other.rank)
-                kind = "duplicate" if mine == theirs else "contradictory"
-                self.fail(
-                    f"{where}: {kind} entry {entry.position!r} {entry.action!r} rank "
-                    f"{entry.rank}: the same position (up to symmetry) is already at "
-                    f"{other.where} with {other.entry.action!r} rank {other.rank}"
-                )
-                continue
-            self.table[key] = loaded
-        return len(lines)
+        try:
+            entry = parse_entry(line, where)
+        except CertificateError as exc:
+            self.fail(str(exc))
+            return
+        try:
+            pos = Position.from_text(rs, entry.position)
+            action = Action.from_text(rs, entry.action)
+        except ValueError as exc:
+            self.fail(
+                f"{where}: malformed entry {clip(entry.position)} {clip(entry.action)}: {exc}"
+            )
+            return
+        if pos.placement_rank() != meta["placement_rank"] and not self._misplaced:
+            self._misplaced = True  # once per shard: one mislabelled shard is one problem
+            self.fail(
+                f"{where}: entry {entry.position!r}: placement rank {pos.placement_rank()}, "
+                f"but the shard is listed with {meta['placement_rank']}"
+            )
+        if pos.turn != self.winner:
+            self.fail(
+                f"{where}: entry {entry.position!r}: wrong winner: {PLAYERS[pos.turn]} is to "
+                f"move, but the certificate's winner is {PLAYERS[self.winner]}"
+            )
+            return
+        key, sym = canonical(rs, pos)
+        loaded = _Loaded(pos, action, entry.rank, i, where, entry)
+        other = self.table.get(key)
+        if other is not None:
+            mine = (sym.action(action), entry.rank)
+            theirs_sym = canonical(rs, other.position)[1]
+            theirs = (theirs_sym.action(other.action), other.rank)
+            kind = "duplicate" if mine == theirs else "contradictory"
+            self.fail(
+                f"{where}: {kind} entry {entry.position!r} {entry.action!r} rank "
+                f"{entry.rank}: the same position (up to symmetry) is already at "
+                f"{other.where} with {other.entry.action!r} rank {other.rank}"
+            )
+            return
+        self.table[key] = loaded
 
     # --- the game -----------------------------------------------------------------------
 

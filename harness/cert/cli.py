@@ -25,7 +25,7 @@ from harness.cert.nonwin_builder import build_nonwin
 from harness.cert.nonwin_checker import check_nonwin
 from harness.cert.nonwin_format import FORMAT as NONWIN_FORMAT
 from harness.cert.nonwin_format import index_format, write_nonwin
-from harness.cli import EXIT_BUDGET, EXIT_FAILED, EXIT_OK, EXIT_USAGE, HarnessError
+from harness.cli import EXIT_BUDGET, EXIT_FAILED, EXIT_OK, EXIT_USAGE, HarnessError, positive
 from harness.rules.position import PLAYERS, Position
 from harness.rules.ruleset import Ruleset
 from harness.solver.proof import BudgetExhausted, ProofSearch, ProofStateError, stderr_progress
@@ -102,7 +102,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     c.add_argument("directory", type=Path)
     c.add_argument("--ruleset", help="require the certificate to be for this ruleset")
-    c.add_argument("--max-errors", type=int, default=20, help="stop after this many (20)")
+    c.add_argument("--max-errors", type=positive(int), default=20, help="stop after this many (20)")
     c.add_argument("--json", action="store_true", help="print the report as JSON")
     c.set_defaults(func=run_check)
 
@@ -280,7 +280,7 @@ def run_check(args: argparse.Namespace) -> int:
     report = check_certificate(
         directory,
         ruleset=args.ruleset,
-        max_errors=max(1, args.max_errors),
+        max_errors=args.max_errors,
         progress=terminal_progress(),
     )
     if args.json:

@@ -32,6 +32,7 @@ import io
 import json
 import os
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -40,12 +41,27 @@ import blake3
 import yaml
 
 from harness.atomic import staging_dir
+from harness.bounded import (
+    TooLongError,
+    UnsafeFileError,
+    clip,
+    gunzip_lines,
+    loads_json,
+    read_regular,
+)
 
 FORMAT = 1
 INDEX = "index.yaml"
 INDEX_FIELDS = ("format", "ruleset", "winner", "root", "entries", "shards", "hash")
 SHARD_FIELDS = ("file", "blake3", "entries", "placement_rank")
 ENTRY_FIELDS = ("position", "action", "rank")
+
+# What a reader takes in at most (a certificate line is about 100 bytes; the 6x6 research
+# certificate's largest shard is 12 KB on disk).
+MAX_LINE_BYTES = 1024
+MAX_SHARD_FILE = 64 << 20  # bytes of one shard file on disk
+MAX_SHARD_TEXT = 512 << 20  # decompressed bytes of one shard, whatever its index claims
+MAX_INDEX_BYTES = 16 << 20
 
 
 class CertificateError(ValueError):
@@ -147,10 +163,12 @@ def read_index(directory: str | os.PathLike[str]) -> dict[str, Any]:
     """Read and validate the structure of ``index.yaml`` (not the hashes: see the checker)."""
     path = Path(directory) / INDEX
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path, MAX_INDEX_BYTES, INDEX).decode("utf-8")
     except FileNotFoundError:
         raise CertificateError(f"{path}: no index.yaml (not a certificate directory?)") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnsafeFileError as exc:
+        raise CertificateError(str(exc)) from None
+    except (OSError, UnicodeDecodeError, TooLongError) as exc:
         raise CertificateError(f"{path}: cannot read ({exc})") from exc
     try:
         index = yaml.safe_load(text)
@@ -158,6 +176,8 @@ def read_index(directory: str | os.PathLike[str]) -> dict[str, Any]:
         where = getattr(exc, "problem_mark", None)
         at = f" at line {where.line + 1}" if where is not None else ""
         raise CertificateError(f"{path}: not valid YAML{at}") from exc
+    except RecursionError:
+        raise CertificateError(f"{path}: not a certificate index (nested too deeply)") from None
     if not isinstance(index, dict):
         raise CertificateError(f"{path}: expected a mapping of {', '.join(INDEX_FIELDS)}")
     _require_fields(index, INDEX_FIELDS, str(path))
@@ -203,10 +223,51 @@ def _is_count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def decompress(data: bytes, where: str) -> bytes:
-    """gunzip ``data``; a truncated or corrupt stream is a :class:`CertificateError`."""
+def read_shard_file(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a shard file: a regular file (a symlink, FIFO or device is refused, and
+    nothing is followed) of at most :data:`MAX_SHARD_FILE` bytes. A missing file raises
+    ``FileNotFoundError``, any other refusal a one-line :class:`CertificateError`."""
     try:
-        return gzip.decompress(data)
+        return read_regular(path, MAX_SHARD_FILE, "shard file")
+    except FileNotFoundError:
+        raise
+    except (UnsafeFileError, TooLongError) as exc:
+        raise CertificateError(str(exc)) from None
+    except OSError as exc:
+        raise CertificateError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def shard_limit(entries: int | None) -> int:
+    """The most bytes a shard of ``entries`` lines may decompress to (hard cap included)."""
+    if entries is None:
+        return MAX_SHARD_TEXT
+    return min(MAX_SHARD_TEXT, (entries + 1) * MAX_LINE_BYTES)
+
+
+def shard_lines(data: bytes, entries: int | None, where: str) -> Iterator[tuple[int, str]]:
+    """(line number, text) of a gzip'd shard, decompressed as the lines are taken: never more
+    than :func:`shard_limit` of ``entries`` (the count its index lists) bytes in all, nor
+    :data:`MAX_LINE_BYTES` per line, so a gzip bomb is refused after a few kilobytes. Invalid
+    UTF-8, a last line without newline and a corrupt or truncated stream are a
+    :class:`CertificateError`."""
+    limit = shard_limit(entries)
+    number = 0
+    try:
+        for raw in gunzip_lines(io.BytesIO(data), max_bytes=limit, max_line=MAX_LINE_BYTES):
+            number += 1
+            if not raw.endswith(b"\n"):
+                raise CertificateError(f"{where}: last line has no newline (truncated?)")
+            if len(raw) > MAX_LINE_BYTES + 1:  # cut short by the reader: parse_entry refuses it
+                yield number, raw[:-1].decode("utf-8", "replace")
+                continue
+            try:
+                text = raw[:-1].decode("utf-8")
+            except UnicodeDecodeError:
+                raise CertificateError(f"{where} line {number}: not UTF-8 text") from None
+            yield number, text
+    except TooLongError as exc:
+        listed = "" if entries is None else f" for the {entries:,} entries index.yaml lists"
+        raise CertificateError(f"{where}: {exc}{listed}; a gzip bomb?") from None
     except (EOFError, OSError, zlib.error) as exc:
         raise CertificateError(f"{where}: corrupt or truncated gzip ({exc})") from exc
 
@@ -225,10 +286,14 @@ def _require_fields(
 
 def parse_entry(line: str, where: str) -> Entry:
     """One JSON line to an :class:`Entry`; anything else is a :class:`CertificateError`."""
+    if len(line) > MAX_LINE_BYTES:
+        raise CertificateError(f"{where}: malformed line, longer than {MAX_LINE_BYTES:,} bytes")
     try:
-        obj = json.loads(line)
+        obj = loads_json(line)
     except json.JSONDecodeError as exc:
         raise CertificateError(f"{where}: malformed line, not JSON ({exc.msg})") from exc
+    except ValueError as exc:  # nested too deeply
+        raise CertificateError(f"{where}: malformed line, {exc}") from None
     if not isinstance(obj, dict):
         raise CertificateError(f"{where}: malformed line, expected a JSON object")
     _require_fields(obj, ENTRY_FIELDS, where, missing_is="malformed line, missing")
@@ -236,23 +301,15 @@ def parse_entry(line: str, where: str) -> Entry:
     if not isinstance(position, str) or not isinstance(action, str):
         raise CertificateError(f"{where}: malformed line, position and action must be text")
     if not _is_count(rank):
-        raise CertificateError(f"{where}: malformed line, rank {rank!r} is not a count")
+        raise CertificateError(f"{where}: malformed line, rank {clip(rank)} is not a count")
     return Entry(position, action, rank)
 
 
-def iter_lines(data: bytes, where: str) -> list[tuple[int, str]]:
-    """(line number, text) of a decompressed shard; invalid UTF-8 is a malformed line."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CertificateError(f"{where}: not UTF-8 text") from exc
-    if text and not text.endswith("\n"):
-        raise CertificateError(f"{where}: last line has no newline (truncated?)")
-    return list(enumerate(text.split("\n")[:-1], 1))
-
-
-def read_shard(path: str | os.PathLike[str]) -> list[Entry]:
-    """Every entry of one shard file (no hash check)."""
+def read_shard(path: str | os.PathLike[str], entries: int | None = None) -> list[Entry]:
+    """Every entry of one shard file (no hash check), within the bounds of :func:`shard_lines`."""
     path = Path(path)
-    data = decompress(path.read_bytes(), str(path))
-    return [parse_entry(line, f"{path.name} line {n}") for n, line in iter_lines(data, path.name)]
+    data = read_shard_file(path)
+    return [
+        parse_entry(line, f"{path.name} line {n}")
+        for n, line in shard_lines(data, entries, path.name)
+    ]

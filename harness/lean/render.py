@@ -47,11 +47,11 @@ from harness.atomic import staging_dir
 from harness.cert.format import (
     CertificateError,
     certificate_hash,
-    decompress,
     digest,
-    iter_lines,
     parse_entry,
     read_index,
+    read_shard_file,
+    shard_lines,
 )
 from harness.lean import model as M
 from harness.lean.codec import (
@@ -153,14 +153,16 @@ def read_certificate(cert_dir: str | os.PathLike[str]) -> CertData:
     for meta in index["shards"]:
         name = meta["file"]
         try:
-            data = (cert_dir / name).read_bytes()
+            data = read_shard_file(cert_dir / name)
         except OSError as exc:
             raise RenderError(f"{cert_dir / name}: cannot read ({exc.strerror})") from None
+        except CertificateError as exc:
+            raise RenderError(str(exc)) from None
         if digest(data) != meta["blake3"]:
             raise RenderError(f"{cert_dir / name}: blake3 does not match index.yaml")
         entries = []
         try:
-            lines = iter_lines(decompress(data, name), name)
+            lines = shard_lines(data, meta["entries"], name)
             for number, line in lines:
                 at = f"{name} line {number}"
                 e = parse_entry(line, at)

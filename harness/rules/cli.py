@@ -7,6 +7,7 @@ import random
 import sys
 from pathlib import Path
 
+from harness.bounded import bounded_lines
 from harness.rules.corpus import build_corpus, guard_hits_line, write_corpus
 from harness.rules.ruleset import DEFAULT_RULESET, Ruleset
 from harness.rules.service import answer_actions, answer_step, serve
@@ -17,6 +18,11 @@ def _ruleset(text: str) -> Ruleset:
         return Ruleset.from_id(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _stdin():
+    """Request lines from stdin, each held to at most MAX_LINE bytes in memory."""
+    return bounded_lines(getattr(sys.stdin, "buffer", sys.stdin))
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -34,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description='Each stdin line {"ruleset": ID, "position": TEXT} is answered by '
         '{"actions": [TEXT, ...]}: placements by square, then moves by source and destination.',
     )
-    actions.set_defaults(func=lambda args: int(serve(sys.stdin, sys.stdout, answer_actions) > 0))
+    actions.set_defaults(func=lambda args: int(serve(_stdin(), sys.stdout, answer_actions) > 0))
     step = verbs.add_parser(
         "step",
         help='{"ruleset", "position", "action"} -> {"next", "result"}',
@@ -43,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "handed over: after a pass under 'continue' the mover is to move again. No history is "
         "given, so a step never reports a repetition.",
     )
-    step.set_defaults(func=lambda args: int(serve(sys.stdin, sys.stdout, answer_step) > 0))
+    step.set_defaults(func=lambda args: int(serve(_stdin(), sys.stdout, answer_step) > 0))
 
     play = subparsers.add_parser(
         "play",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from harness.bounded import clip
 from harness.rules.errors import NotationError
 
 _SQUARE = re.compile(r"([a-z])([1-9][0-9]*)")
@@ -28,17 +29,17 @@ def parse_square(text: str, rows: int, cols: int) -> int:
     m = _SQUARE.fullmatch(text)
     if not m:
         raise NotationError(
-            f"square {text!r}: expected a column letter and a row number, e.g. 'c3'"
+            f"square {clip(text)}: expected a column letter and a row number, e.g. 'c3'"
         )
     col = ord(m.group(1)) - ord("a")
-    row = int(m.group(2)) - 1
+    row = int(m.group(2)) - 1 if len(m.group(2)) <= 3 else rows  # never int() of 5,000 digits
     if col >= cols:
         last = chr(ord("a") + cols - 1)
         raise NotationError(
-            f"square {text!r}: column {m.group(1)!r} is off the {rows}x{cols} board (a-{last})"
+            f"square {clip(text)}: column {m.group(1)!r} is off the {rows}x{cols} board (a-{last})"
         )
     if row >= rows:
         raise NotationError(
-            f"square {text!r}: row {row + 1} is off the {rows}x{cols} board (1-{rows})"
+            f"square {clip(text)}: row {m.group(2)[:80]} is off the {rows}x{cols} board (1-{rows})"
         )
     return row * cols + col

@@ -17,11 +17,15 @@ Action(src=5, dst=10)
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
+from harness.bounded import clip
 from harness.rules.errors import NotationError
 from harness.rules.notation import parse_square, square_name
 from harness.rules.ruleset import Ruleset
+
+_COUNT = re.compile(r"-?(?:0|[1-9][0-9]*)")
 
 PLAYERS = ("x", "o")
 X, O = 0, 1
@@ -79,23 +83,23 @@ class Position(NamedTuple):
         """Parse and validate a position written in notation for ruleset ``rs``."""
         if not isinstance(text, str):
             raise NotationError(f"position must be text, not {type(text).__name__}")
+        where = f"position {clip(text)}"
         fields = text.split()
         if len(fields) != 4:
             raise NotationError(
-                f"position {text!r}: expected 4 fields 'ROWS XBIN OBIN TURN', found {len(fields)}"
+                f"{where}: expected 4 fields 'ROWS XBIN OBIN TURN', found {len(fields)}"
             )
         grid, xbin, obin, turn = fields
         rows = grid.split("/")
         if len(rows) != rs.rows:
             raise NotationError(
-                f"position {text!r}: {len(rows)} rows, the {rs.rows}x{rs.cols} board has {rs.rows}"
+                f"{where}: {len(rows)} rows, the {rs.rows}x{rs.cols} board has {rs.rows}"
             )
         board = [0, 0]
         for r, row in enumerate(rows):
             if len(row) != rs.cols:
                 raise NotationError(
-                    f"position {text!r}: row {r + 1} {row!r} has {len(row)} squares, "
-                    f"expected {rs.cols}"
+                    f"{where}: row {r + 1} {clip(row)} has {len(row)} squares, expected {rs.cols}"
                 )
             for c, ch in enumerate(row):
                 if ch == "x":
@@ -104,32 +108,36 @@ class Position(NamedTuple):
                     board[1] |= 1 << (r * rs.cols + c)
                 elif ch != ".":
                     raise NotationError(
-                        f"position {text!r}: {ch!r} at {square_name(r * rs.cols + c, rs.cols)} "
+                        f"{where}: {ch!r} at {square_name(r * rs.cols + c, rs.cols)} "
                         "is not one of '.', 'x', 'o'"
                     )
         bins = []
         for name, value in (("x", xbin), ("o", obin)):
-            if not value.lstrip("-").isdigit():
-                raise NotationError(f"position {text!r}: {name}'s bin {value!r} is not a number")
-            count = int(value)
-            if not 0 <= count <= rs.checkers:
+            # ASCII digits, no leading zeros: one spelling per position (and never int() of
+            # thousands of digits).
+            if not _COUNT.fullmatch(value):
                 raise NotationError(
-                    f"position {text!r}: {name}'s bin {count} is outside 0-{rs.checkers}"
+                    f"{where}: {name}'s bin {clip(value)} is not a number "
+                    "(ASCII digits, no leading zeros)"
                 )
+            count = int(value) if len(value) <= 3 else rs.checkers + 1
+            if not 0 <= count <= rs.checkers:
+                shown = count if len(value) <= 3 else clip(value)
+                raise NotationError(f"{where}: {name}'s bin {shown} is outside 0-{rs.checkers}")
             bins.append(count)
         if turn not in PLAYERS:
-            raise NotationError(f"position {text!r}: player to move {turn!r} is not 'x' or 'o'")
+            raise NotationError(f"{where}: player to move {turn!r} is not 'x' or 'o'")
         pos = cls((board[0], board[1]), (bins[0], bins[1]), PLAYERS.index(turn))
         for p, name in enumerate(PLAYERS):
             removed = pos.removed(rs, p)
             if removed < 0:
                 raise NotationError(
-                    f"position {text!r}: {name} has {pos.on_board(p)} on the board and "
+                    f"{where}: {name} has {pos.on_board(p)} on the board and "
                     f"{pos.bins[p]} in the bin, more than the ruleset's {rs.checkers}"
                 )
             if removed and not rs.removes:
                 raise NotationError(
-                    f"position {text!r}: {name} has {removed} checker(s) neither on the board nor "
+                    f"{where}: {name} has {removed} checker(s) neither on the board nor "
                     f"in the bin, but edge {rs.edge!r} removes none"
                 )
         return pos
@@ -166,4 +174,4 @@ class Action(NamedTuple):
             return cls(
                 parse_square(parts[0], rs.rows, rs.cols), parse_square(parts[1], rs.rows, rs.cols)
             )
-        raise NotationError(f"action {text!r}: expected a square 'c3' or a move 'c3-d4'")
+        raise NotationError(f"action {clip(text)}: expected a square 'c3' or a move 'c3-d4'")

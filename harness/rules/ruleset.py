@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from harness.bounded import clip
 from harness.rules.errors import RulesetError
 
 VERSIONS = ("pop1",)
@@ -29,8 +30,11 @@ MIN_CHECKERS, MAX_CHECKERS = 3, 16
 
 FIELDS = ("version", "board", "checkers", "edge", "stuck", "movement", "pattern", "zero", "jumps")
 
-_BOARD = re.compile(r"(\d+)x(\d+)")
-_CHECKERS = re.compile(r"c(\d+)")
+# ASCII digits without leading zeros, so every ruleset has exactly one spelling.
+_NUMBER = r"([1-9][0-9]*)"
+_DIGITS = 2  # more is out of range whatever the digits (and never reaches int())
+_BOARD = re.compile(_NUMBER + "x" + _NUMBER)
+_CHECKERS = re.compile("c" + _NUMBER)
 
 
 @dataclass(frozen=True, order=True)
@@ -52,7 +56,7 @@ class Ruleset:
         def check(field: str, value: object, allowed: tuple[str, ...]) -> None:
             if value not in allowed:
                 raise RulesetError(
-                    f"ruleset field {field!r}: {value!r} is not one of {', '.join(allowed)}"
+                    f"ruleset field {field!r}: {clip(value)} is not one of {', '.join(allowed)}"
                 )
 
         check("version", self.version, VERSIONS)
@@ -76,27 +80,50 @@ class Ruleset:
     def from_id(cls, text: str) -> Ruleset:
         """Parse an identifier, e.g. ``pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump``.
 
-        The error names the field, the value and what is allowed.
+        The error names the field, the value (at most 80 characters of it) and what is
+        allowed. An id has one spelling: ASCII digits without leading zeros, no spaces.
+
+        >>> Ruleset.from_id("pop1-06x6-c8-torus-continue-binempty-king-nozero-nojump")
+        ... # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        harness.rules.errors.RulesetError: ruleset field 'board': '06x6' is not RxC, ...
         """
         if not isinstance(text, str):
             raise RulesetError(f"ruleset id must be text, not {type(text).__name__}")
-        parts = text.strip().split("-")
+        parts = text.split("-")
         if len(parts) != len(FIELDS):
             raise RulesetError(
-                f"ruleset id {text!r} has {len(parts)} fields; expected {len(FIELDS)}: "
+                f"ruleset id {clip(text)} has {len(parts):,} fields; expected {len(FIELDS)}: "
                 + "-".join(FIELDS)
             )
         version, board, checkers, edge, stuck, movement, pattern, zero, jumps = parts
         m = _BOARD.fullmatch(board)
         if not m:
-            raise RulesetError(f"ruleset field 'board': {board!r} is not RxC, e.g. '6x6'")
+            raise RulesetError(
+                f"ruleset field 'board': {clip(board)} is not RxC, e.g. '6x6' "
+                "(ASCII digits, no leading zeros)"
+            )
+        if max(len(m.group(1)), len(m.group(2))) > _DIGITS:
+            raise RulesetError(
+                f"ruleset field 'board': {clip(board)} is out of range; "
+                f"allowed {MIN_SIDE} to {MAX_SIDE} rows and columns"
+            )
         c = _CHECKERS.fullmatch(checkers)
         if not c:
-            raise RulesetError(f"ruleset field 'checkers': {checkers!r} is not cN, e.g. 'c8'")
+            raise RulesetError(
+                f"ruleset field 'checkers': {clip(checkers)} is not cN, e.g. 'c8' "
+                "(ASCII digits, no leading zeros)"
+            )
+        if len(c.group(1)) > _DIGITS:
+            raise RulesetError(
+                f"ruleset field 'checkers': {clip(checkers)} is out of range; "
+                f"allowed c{MIN_CHECKERS} to c{MAX_CHECKERS}"
+            )
         if zero not in ("zero", "nozero"):
-            raise RulesetError(f"ruleset field 'zero': {zero!r} is not one of zero, nozero")
+            raise RulesetError(f"ruleset field 'zero': {clip(zero)} is not one of zero, nozero")
         if jumps not in ("jump", "nojump"):
-            raise RulesetError(f"ruleset field 'jumps': {jumps!r} is not one of jump, nojump")
+            raise RulesetError(f"ruleset field 'jumps': {clip(jumps)} is not one of jump, nojump")
         return cls(
             rows=int(m.group(1)),
             cols=int(m.group(2)),

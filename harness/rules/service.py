@@ -2,7 +2,10 @@
 
 Each request line is answered by exactly one line; a bad line is answered with
 ``{"error": "..."}`` and the stream goes on, so a long differential run is not lost to one
-typo.
+typo. Whatever a line holds (any bytes, a line of a megabyte, JSON nested thousands deep),
+it gets one answer of bounded size: lines longer than :data:`harness.bounded.MAX_LINE` bytes
+are refused unread, nesting deeper than :data:`harness.bounded.MAX_DEPTH` before parsing, and
+an error quotes at most 80 characters of the input.
 
 >>> answer_step('{"ruleset": "pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump",'
 ...             ' "position": "..../..../..../.... 8 8 x", "action": "a1"}')
@@ -17,6 +20,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import IO
 
+from harness.bounded import MAX_LINE, HugeNumber, loads_json, one_line
 from harness.rules.engine import apply_action, legal_actions
 from harness.rules.position import Action, Position
 from harness.rules.ruleset import Ruleset
@@ -27,10 +31,14 @@ class RequestError(ValueError):
 
 
 def _request(line: str, keys: tuple[str, ...]) -> dict:
+    if len(line) > MAX_LINE:
+        raise RequestError(f"longer than {MAX_LINE:,} bytes; not read")
     try:
-        request = json.loads(line)
+        request = loads_json(line)
     except json.JSONDecodeError as exc:
         raise RequestError(f"not JSON ({exc.msg} at column {exc.colno})") from None
+    except ValueError as exc:  # nested too deeply
+        raise RequestError(str(exc)) from None
     if not isinstance(request, dict):
         raise RequestError("expected a JSON object")
     missing = [k for k in keys if k not in request]
@@ -38,7 +46,12 @@ def _request(line: str, keys: tuple[str, ...]) -> dict:
         raise RequestError(f"missing field(s) {', '.join(missing)}")
     unknown = sorted(set(request) - set(keys))
     if unknown:
-        raise RequestError(f"unknown field(s) {', '.join(unknown)}; expected {', '.join(keys)}")
+        raise RequestError(
+            f"unknown field(s) {one_line(', '.join(unknown), 80)}; expected {', '.join(keys)}"
+        )
+    for key in keys:
+        if isinstance(request[key], HugeNumber):
+            raise RequestError(f"field {key!r} must be text, not {request[key]!r}")
     return request
 
 
@@ -60,6 +73,8 @@ def _answer(line: str, keys: tuple[str, ...], handler: Callable[[dict], dict], n
         return handler(_request(line, keys))
     except ValueError as exc:  # RulesetError, NotationError, IllegalActionError, RequestError
         return {"error": f"line {number}: {exc}"}
+    except Exception as exc:  # noqa: BLE001 - a bug must not end the stream for later lines
+        return {"error": f"line {number}: internal error ({type(exc).__name__}); please report it"}
 
 
 def answer_actions(line: str, number: int = 1) -> dict:

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-import pytest
+import gzip
+import os
+import stat
+import tracemalloc
+import zlib
 
+import pytest
+import yaml
+
+from harness.cert.checker import check_certificate
+from harness.cert.format import certificate_hash, digest, dump_index
 from harness.cli import EXIT_BUDGET, main
 from harness.rules import Ruleset
 from harness.solver.proof import BudgetExhausted, ProofSearch
@@ -33,3 +42,126 @@ def test_the_node_budget_is_exact(budget):
     with pytest.raises(BudgetExhausted):
         search.prove(max_plies=15)
     assert search.nodes == budget
+
+
+# --- bounded reading of a certificate -------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def good_cert(tmp_path_factory):
+    out = tmp_path_factory.mktemp("good") / "cert"
+    assert main(["certify", DEFAULT.id, "--out", str(out)]) == 0
+    return out
+
+
+def _copy(good_cert, tmp_path):
+    import shutil
+
+    out = tmp_path / "cert"
+    shutil.copytree(good_cert, out)
+    return out
+
+
+def _rewrite_shard(cert, data: bytes, shard: int = 0) -> str:
+    """Replace one shard by ``data`` and re-seal the index, so only the contents are wrong
+    (as in an archive its publisher signed)."""
+    index = yaml.safe_load((cert / "index.yaml").read_text())
+    meta = index["shards"][shard]
+    (cert / meta["file"]).write_bytes(data)
+    meta["blake3"] = digest(data)
+    index["hash"] = certificate_hash([s["blake3"] for s in index["shards"]])
+    (cert / "index.yaml").write_text(dump_index(index))
+    return meta["file"]
+
+
+def gzip_bomb(size: int, byte: bytes = b"\n") -> bytes:
+    """gzip of ``size`` bytes of ``byte``, built without holding them in memory."""
+    c = zlib.compressobj(9, zlib.DEFLATED, 31)
+    chunk = byte * (1 << 20)
+    parts = [c.compress(chunk) for _ in range(size >> 20)]
+    return b"".join(parts) + c.flush()
+
+
+@pytest.mark.parametrize("byte", [b"\n", b"x"])
+def test_a_gzip_bomb_is_refused_within_bounded_memory(good_cert, tmp_path, byte):
+    cert = _copy(good_cert, tmp_path)
+    name = _rewrite_shard(cert, gzip_bomb(256 << 20, byte))  # 256 MB from ~250 KB
+    tracemalloc.start()
+    try:
+        report = check_certificate(cert, max_errors=100_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert not report.ok
+    bound = [e for e in report.errors if "more than" in e or "longer than" in e]
+    assert bound and bound[0].startswith(name), report.errors[-3:]
+    assert peak < 32 << 20, f"peak {peak:,} bytes"  # the old reader held the whole 256 MB
+
+
+def test_a_deeply_nested_line_is_one_malformed_line_and_the_rest_is_checked(good_cert, tmp_path):
+    cert = _copy(good_cert, tmp_path)
+    index = yaml.safe_load((cert / "index.yaml").read_text())
+    path = cert / index["shards"][0]["file"]
+    lines = gzip.decompress(path.read_bytes()).split(b"\n")
+    lines[1] = b"[" * 500 + b"]" * 500  # within the line bound, beyond the nesting bound
+    lines[2] = b'{"position": "p", "action": "a1", "rank": ' + b"9" * 900 + b"}"
+    lines[3] = b"[" * 2000 + b"]" * 2000  # beyond the line bound
+    lines[5] = b'{"position": 1}'
+    name = _rewrite_shard(cert, gzip.compress(b"\n".join(lines), mtime=0))
+    report = check_certificate(cert)
+    assert f"{name} line 2: malformed line, JSON nested deeper than 64 levels" in report.errors
+    assert any(
+        e.startswith(f"{name} line 3: malformed line, rank <a 900-digit number>")
+        for e in report.errors
+    ), report.errors
+    assert f"{name} line 4: malformed line, longer than 1,024 bytes" in report.errors
+    assert any(e.startswith(f"{name} line 6: malformed line") for e in report.errors)
+    assert all(len(e) < 400 for e in report.errors)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "device", "folder", "symlink-inside"])
+def test_special_files_are_refused_without_blocking(good_cert, tmp_path, kind):
+    cert = _copy(good_cert, tmp_path)
+    index = yaml.safe_load((cert / "index.yaml").read_text())
+    shard = cert / index["shards"][1]["file"]
+    other = cert / index["shards"][2]["file"]
+    shard.unlink()
+    if kind == "fifo":
+        os.mkfifo(shard)
+    elif kind == "dev-zero":
+        shard.symlink_to("/dev/zero")
+    elif kind == "device":
+        try:
+            os.mknod(shard, 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+        except PermissionError:
+            pytest.skip("making a device node needs root")
+    elif kind == "folder":
+        shard.mkdir()
+    else:
+        shard.symlink_to(other.name)  # even a link to a sibling shard is not followed
+    report = check_certificate(cert)  # must return, not hang on the FIFO
+    assert not report.ok
+    assert any(str(shard) in e and "not" in e for e in report.errors), report.errors
+
+
+def test_a_special_index_is_refused(good_cert, tmp_path):
+    cert = _copy(good_cert, tmp_path)
+    (cert / "index.yaml").unlink()
+    os.mkfifo(cert / "index.yaml")
+    report = check_certificate(cert)
+    assert report.errors == [f"{cert / 'index.yaml'}: is a FIFO, not a regular file"]
+
+
+def test_a_deeply_nested_index_is_refused(good_cert, tmp_path):
+    cert = _copy(good_cert, tmp_path)
+    (cert / "index.yaml").write_text("- " * 5000 + "x\n")
+    report = check_certificate(cert)
+    assert len(report.errors) == 1 and "nested too deeply" in report.errors[0]
+
+
+@pytest.mark.parametrize("value", ["0", "-1"])
+def test_max_errors_must_be_positive(good_cert, value, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["check", str(good_cert), "--max-errors", value])
+    assert exc.value.code == 2
+    assert "--max-errors: must be positive" in capsys.readouterr().err
