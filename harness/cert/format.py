@@ -60,7 +60,7 @@ ENTRY_FIELDS = ("position", "action", "rank")
 # certificate's largest shard is 12 KB on disk).
 MAX_LINE_BYTES = 1024
 MAX_SHARD_FILE = 64 << 20  # bytes of one shard file on disk
-MAX_SHARD_TEXT = 512 << 20  # decompressed bytes of one shard, whatever its index claims
+MAX_SHARD_TEXT = 64 << 20  # decompressed bytes of one shard, whatever its index claims
 MAX_INDEX_BYTES = 16 << 20
 
 
@@ -159,9 +159,9 @@ def dump_index(index: dict[str, Any]) -> str:
     return yaml.safe_dump(index, sort_keys=False, default_flow_style=False, width=200)
 
 
-def read_index(directory: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read and validate the structure of ``index.yaml`` (not the hashes: see the checker)."""
-    path = Path(directory) / INDEX
+def load_index_yaml(path: Path) -> object:
+    """The parsed YAML of an ``index.yaml`` of any format, read as a regular file of at most
+    :data:`MAX_INDEX_BYTES` (no link followed); every failure is a :class:`CertificateError`."""
     try:
         text = read_regular(path, MAX_INDEX_BYTES, INDEX).decode("utf-8")
     except FileNotFoundError:
@@ -171,13 +171,19 @@ def read_index(directory: str | os.PathLike[str]) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError, TooLongError) as exc:
         raise CertificateError(f"{path}: cannot read ({exc})") from exc
     try:
-        index = yaml.safe_load(text)
+        return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
         at = f" at line {where.line + 1}" if where is not None else ""
         raise CertificateError(f"{path}: not valid YAML{at}") from exc
     except RecursionError:
         raise CertificateError(f"{path}: not a certificate index (nested too deeply)") from None
+
+
+def read_index(directory: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read and validate the structure of ``index.yaml`` (not the hashes: see the checker)."""
+    path = Path(directory) / INDEX
+    index = load_index_yaml(path)
     if not isinstance(index, dict):
         raise CertificateError(f"{path}: expected a mapping of {', '.join(INDEX_FIELDS)}")
     _require_fields(index, INDEX_FIELDS, str(path))
@@ -284,8 +290,9 @@ def _require_fields(
         raise CertificateError(f"{where}: {missing_is} field(s) {', '.join(missing)}")
 
 
-def parse_entry(line: str, where: str) -> Entry:
-    """One JSON line to an :class:`Entry`; anything else is a :class:`CertificateError`."""
+def parse_json_line(line: str, where: str) -> dict:
+    """One shard line to a JSON object, within the line and nesting bounds; anything else is
+    a :class:`CertificateError` naming ``where``."""
     if len(line) > MAX_LINE_BYTES:
         raise CertificateError(f"{where}: malformed line, longer than {MAX_LINE_BYTES:,} bytes")
     try:
@@ -296,6 +303,12 @@ def parse_entry(line: str, where: str) -> Entry:
         raise CertificateError(f"{where}: malformed line, {exc}") from None
     if not isinstance(obj, dict):
         raise CertificateError(f"{where}: malformed line, expected a JSON object")
+    return obj
+
+
+def parse_entry(line: str, where: str) -> Entry:
+    """One JSON line to an :class:`Entry`; anything else is a :class:`CertificateError`."""
+    obj = parse_json_line(line, where)
     _require_fields(obj, ENTRY_FIELDS, where, missing_is="malformed line, missing")
     position, action, rank = obj["position"], obj["action"], obj["rank"]
     if not isinstance(position, str) or not isinstance(action, str):

@@ -39,8 +39,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import yaml
-
 from harness.atomic import staging_dir
 from harness.cert.format import (
     INDEX,
@@ -50,11 +48,13 @@ from harness.cert.format import (
     _is_count,
     _require_fields,
     certificate_hash,
-    decompress,
     digest,
     dump_index,
-    iter_lines,
+    load_index_yaml,
+    parse_json_line,
+    read_shard_file,
     shard_bytes,
+    shard_lines,
 )
 
 FORMAT = 2
@@ -162,8 +162,8 @@ def index_format(directory: str | os.PathLike[str]) -> int | None:
     """The ``format`` field of a certificate directory's index (None if unreadable), so that
     callers can dispatch between format 1 (a win) and format 2 (non-win sets)."""
     try:
-        index = yaml.safe_load((Path(directory) / INDEX).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        index = load_index_yaml(Path(directory) / INDEX)
+    except CertificateError:
         return None
     if isinstance(index, dict) and isinstance(index.get("format"), int):
         return index["format"]
@@ -173,16 +173,7 @@ def index_format(directory: str | os.PathLike[str]) -> int | None:
 def read_nonwin_index(directory: str | os.PathLike[str]) -> dict[str, Any]:
     """Read and validate the structure of a format-2 ``index.yaml`` (hashes: the checker)."""
     path = Path(directory) / INDEX
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CertificateError(f"{path}: no index.yaml (not a certificate directory?)") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CertificateError(f"{path}: cannot read ({exc})") from exc
-    try:
-        index = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise CertificateError(f"{path}: not valid YAML") from exc
+    index = load_index_yaml(path)
     if not isinstance(index, dict):
         raise CertificateError(f"{path}: expected a mapping of {', '.join(INDEX_FIELDS)}")
     _require_fields(index, INDEX_FIELDS, str(path))
@@ -248,12 +239,7 @@ def read_nonwin_index(directory: str | os.PathLike[str]) -> dict[str, Any]:
 
 def parse_nonwin_entry(line: str, where: str) -> NonWinEntry:
     """One JSON line to a :class:`NonWinEntry`; anything else is a :class:`CertificateError`."""
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise CertificateError(f"{where}: malformed line, not JSON ({exc.msg})") from exc
-    if not isinstance(obj, dict):
-        raise CertificateError(f"{where}: malformed line, expected a JSON object")
+    obj = parse_json_line(line, where)
     _require_fields(obj, ENTRY_FIELDS, where, missing_is="malformed line, missing")
     position, action = obj["position"], obj["action"]
     if not isinstance(position, str) or not (action is None or isinstance(action, str)):
@@ -266,7 +252,8 @@ def parse_nonwin_entry(line: str, where: str) -> NonWinEntry:
 def read_nonwin_shard(path: str | os.PathLike[str]) -> list[NonWinEntry]:
     """Every entry of one format-2 shard file (no hash check)."""
     path = Path(path)
-    data = decompress(path.read_bytes(), str(path))
+    data = read_shard_file(path)
     return [
-        parse_nonwin_entry(line, f"{path.name} line {n}") for n, line in iter_lines(data, path.name)
+        parse_nonwin_entry(line, f"{path.name} line {n}")
+        for n, line in shard_lines(data, None, path.name)
     ]
