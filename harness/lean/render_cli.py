@@ -40,8 +40,15 @@ class _Rejected(HarnessError):
 
 
 def _run(args: argparse.Namespace) -> int:
+    from harness.cert.nonwin_format import FORMAT as NONWIN_FORMAT
+    from harness.cert.nonwin_format import index_format
+    from harness.lean.render_nonwin import render_nonwin
+
+    draw = index_format(args.cert_dir) == NONWIN_FORMAT
     try:
-        summary = render(args.cert_dir, args.out, corpus=args.corpus, check=args.check)
+        summary = (render_nonwin if draw else render)(
+            args.cert_dir, args.out, corpus=args.corpus, check=args.check
+        )
     except RenderError as exc:
         if args.check and "would reject" in str(exc):
             raise _Rejected(str(exc)) from None
@@ -50,8 +57,9 @@ def _run(args: argparse.Namespace) -> int:
         print(json.dumps(summary, indent=2, sort_keys=True))
     else:
         shards = sum(1 for m in summary["modules"] if m["kind"] == "shard")
+        what = f"value {summary['value']}" if draw else f"winner {summary['winner']}"
         print(
-            f"rendered {summary['ruleset']} (winner {summary['winner']}): {shards} shard "
+            f"rendered {summary['ruleset']} ({what}): {shards} shard "
             f"module(s), {summary['entries']} entries + {summary['aliases']} aliases -> {args.out}"
         )
         if "corpus" in summary:

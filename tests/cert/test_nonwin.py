@@ -23,6 +23,9 @@ from harness.cert.format import Shard, certificate_hash, digest, dump_index
 from harness.cert.nonwin_builder import NonWinError, build_nonwin
 from harness.cert.nonwin_checker import check_nonwin
 from harness.cert.nonwin_format import NonWinEntry, NonWinSet, write_nonwin
+from harness.lean.codec import lean_model_gap
+from harness.lean.render import RenderError
+from harness.lean.render_nonwin import expand, mirror_check, read_nonwin_certificate
 from harness.rules import Action, Position, Ruleset, legal_actions, play_unchecked
 from harness.rules.symmetry import canonical
 from harness.solver.retrograde import Solution, solve
@@ -86,13 +89,37 @@ def save(cert: Path, index: dict, sets: list[list[list]], raw: bool = False) -> 
     (cert / "index.yaml").write_text(dump_index(index))
 
 
+def mirror_verdict(cert: Path) -> tuple[bool, str]:
+    """The Python mirror of the Lean checker on ``cert``: what the rendered modules would ask
+    the kernel (reading errors count as rejections, as Lean would never get the modules)."""
+    try:
+        data = read_nonwin_certificate(cert)
+        expand(data)
+    except RenderError as exc:
+        return False, str(exc)
+    return mirror_check(data)
+
+
 def rejected(cert: Path, *needles: str, ruleset: str | None = None) -> str:
+    """Both checkers reject ``cert``: the Python checker with the reasons named, and the mirror
+    of the Lean checker whenever the Lean model covers the ruleset."""
     report = check_nonwin(cert, ruleset=ruleset)
     assert not report.ok
     text = "\n".join(report.errors)
     for needle in needles:
         assert needle in text, text
+    if ruleset is None and _in_lean_model(cert):
+        ok, reason = mirror_verdict(cert)
+        assert not ok, "the Lean mirror accepts what the Python checker rejects"
     return text
+
+
+def _in_lean_model(cert: Path) -> bool:
+    try:
+        rid = yaml.safe_load((cert / "index.yaml").read_text())["ruleset"]
+        return lean_model_gap(Ruleset.from_id(rid)) is None
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
 
 
 def entries_of(index, sets, rs):
@@ -120,6 +147,8 @@ def test_draws_accepted(rid, solutions, tmp_path):
     assert report.players == ["x", "o"]
     assert report.entries == index["entries"] > 0
     assert report.turns >= report.entries
+    if lean_model_gap(Ruleset.from_id(rid)) is None:
+        assert mirror_verdict(tmp_path / "c") == (True, "accepted")
 
 
 def test_reincarnation_4x4_draw_accepted_and_agrees_with_the_solution(tmp_path):
@@ -160,6 +189,7 @@ def test_o_cannot_win_where_x_wins(solutions, tmp_path):
     index = certify(sol, tmp_path / "c", players=(1,))
     assert index["value"] == "not o"
     assert check_nonwin(tmp_path / "c").ok
+    assert mirror_verdict(tmp_path / "c") == (True, "accepted")
     with pytest.raises(NonWinError, match="x wins from the initial position"):
         build_nonwin(sol, 0)
 
