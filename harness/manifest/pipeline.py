@@ -267,9 +267,23 @@ class Pipeline:
     def _budget_args(self, flag: str) -> list[str]:
         return [] if self.budget is None else [flag, f"{self.budget:g}"]
 
+    def _solution_file(self) -> Path | None:
+        """Where solve keeps the strong solution when the ruleset fits one (certify builds a
+        draw's non-win sets from it); None when solve will run the proof search instead."""
+        from harness.rules.ruleset import Ruleset
+        from harness.solver.cli import AUTO_CLASS_LIMIT, class_bound
+
+        try:
+            fits = class_bound(Ruleset.from_id(self.ruleset)) <= AUTO_CLASS_LIMIT
+        except ValueError:
+            return None
+        return self.work / "solution.npz" if fits else None
+
     def _solve(self) -> None:
+        solution = self._solution_file()
+        keep = [] if solution is None else ["--out", str(solution)]
         done = self._cmd(
-            "solve", ["solve", self.ruleset, "--json", *self._budget_args("--time-limit")]
+            "solve", ["solve", self.ruleset, "--json", *keep, *self._budget_args("--time-limit")]
         )
         info = _json_out(done)
         if done.returncode == EXIT_BUDGET:
@@ -278,14 +292,19 @@ class Pipeline:
             self._record("solve", "failed", done.seconds, done.last_error_line())
         self.facts["solve"] = info
         positions = info.get("positions")
-        detail = f"value {info['value']} in {info.get('plies')} plies" + (
-            f"; {positions} positions" if positions is not None else ""
-        )
+        detail = (
+            f"value {info['value']}"
+            if info.get("plies") is None
+            else f"value {info['value']} in {info.get('plies')} plies"
+        ) + (f"; {positions} positions" if positions is not None else "")
         self._record("solve", "passed", done.seconds, detail)
 
     def _certify(self) -> None:
         out = self.work / "certificate"
         args = ["certify", self.ruleset, "--out", str(out), "--json"]
+        solution = self._solution_file()
+        if solution is not None and solution.is_file():
+            args += ["--solution", str(solution)]
         done = self._cmd("certify", args + self._budget_args("--seconds"))
         if done.returncode == EXIT_BUDGET:
             self._record("certify", "budget", done.seconds, done.last_error_line())
@@ -300,19 +319,20 @@ class Pipeline:
         self.facts["index"] = index
         self.facts["certify"] = _json_out(done)
         solved = self.facts["solve"].get("value")
-        if solved in ("x", "o") and index.get("winner") != solved:
+        certified = certified_value(index)
+        if certified != solved:
             self._record(
                 "certify",
                 "failed",
                 done.seconds,
-                f"certificate says {index.get('winner')} wins, solve says {solved}",
+                f"the certificate establishes {certified}, solve says {solved}",
             )
         self._record(
             "certify",
             "passed",
             done.seconds,
-            f"{index.get('entries')} entries in {len(index.get('shards', []))} shards; "
-            f"hash {str(index.get('hash'))[:16]}…",
+            f"{certified}: {index.get('entries')} entries in {len(certificate_shards(index))} "
+            f"shards; hash {str(index.get('hash'))[:16]}…",
         )
 
     def _check(self) -> None:
@@ -484,12 +504,28 @@ class Pipeline:
             },
             "certificate": {
                 "hash": index.get("hash"),
+                "format": index.get("format"),
+                "value": certified_value(index) if index else None,
                 "winner": index.get("winner"),
                 "root": index.get("root"),
                 "entries": index.get("entries"),
+                **(
+                    {
+                        "sets": {
+                            str(n.get("player")): {
+                                "entries": n.get("entries"),
+                                "hash": n.get("hash"),
+                            }
+                            for n in index.get("sets") or []
+                            if isinstance(n, dict)
+                        }
+                    }
+                    if index.get("format") == 2
+                    else {}
+                ),
                 "shards": [
                     {k: s.get(k) for k in ("file", "blake3", "entries", "placement_rank")}
-                    for s in index.get("shards", [])
+                    for s in certificate_shards(index)
                 ],
                 "python_check": f.get("check", {"status": "not run"}),
             },
@@ -620,6 +656,34 @@ class Pipeline:
             doc,
             comparison,
         )
+
+
+def certificate_shards(index: dict) -> list[dict]:
+    """Every shard a certificate index lists: format 1's, or the sets' of format 2."""
+    if index.get("format") == 2:
+        return [
+            sh
+            for n in index.get("sets") or []
+            if isinstance(n, dict)
+            for sh in n.get("shards") or []
+            if isinstance(sh, dict)
+        ]
+    return [sh for sh in index.get("shards") or [] if isinstance(sh, dict)]
+
+
+def certified_value(index: dict) -> str | None:
+    """The value a certificate index claims: the winner (format 1), ``draw`` for both non-win
+    sets (format 2), else what the sets say (``not x`` / ``not o``).
+
+    >>> certified_value({"format": 1, "winner": "o"})
+    'o'
+    >>> certified_value({"format": 2, "value": "draw"})
+    'draw'
+
+    """
+    if index.get("format") == 2:
+        return index.get("value")
+    return index.get("winner")
 
 
 def _expected_guard(render: dict) -> dict | None:

@@ -39,6 +39,17 @@ ENVELOPE_NAME = "MANIFEST.dsse.json"
 CHECK_NAME = "CHECK.md"
 
 
+def _claim(doc: dict) -> str:
+    """What the final theorem says, in words, for each value."""
+    value = (doc.get("result") or {}).get("value")
+    if value == "draw":
+        return (
+            "neither player can force a win (`¬ ForceWin` for x and for o, `ForceWin` the least "
+            "predicate of RULES.md: a draw with best play)"
+        )
+    return "the winner has a forced win (`ForceWin`, the least predicate of RULES.md)"
+
+
 def archive_name(doc: dict) -> str:
     """``RULESET-<12 hex of the certificate hash>``.
 
@@ -107,9 +118,9 @@ Certificate hash (blake3): {doc["certificate"]["hash"]}
 
 ## What a pass establishes
 
-`{theorem.get("name")}`: the winner has a forced win (`ForceWin`, the least predicate of
-RULES.md) from the initial position of the Lean model of `{doc["ruleset"]}`, proved by
-the kernel from the certificate through the soundness theorem of the checker. The axioms
+`{theorem.get("name")}`: {_claim(doc)} from the initial position of the Lean model of
+`{doc["ruleset"]}`, proved by the kernel from the certificate through the soundness theorem
+of the checker. The axioms
 printed must be among `propext`, `Classical.choice`, `Quot.sound`.
 
 What it does not establish: that the Lean model says what RULES.md says (the corpus line is

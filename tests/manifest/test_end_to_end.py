@@ -27,8 +27,12 @@ def runner() -> HarnessRunner:
     return runner
 
 
-def test_verify_seal_audit_of_the_default_ruleset(runner, tmp_path, key):
-    ruleset = DEFAULT_RULESET.id
+DRAW_3X4 = "pop1-3x4-c3-torus-continue-binempty-king-nozero-nojump"
+
+
+@pytest.mark.parametrize("ruleset", [DEFAULT_RULESET.id, DRAW_3X4])
+def test_verify_seal_audit(ruleset, runner, tmp_path, key):
+    """A win (the default ruleset, x in 7) and a draw (3x4 torus: two non-win sets)."""
     pipe = Pipeline(
         ruleset,
         key,
@@ -45,8 +49,15 @@ def test_verify_seal_audit_of_the_default_ruleset(runner, tmp_path, key):
         assert [s.name for s in report.steps if s.status != "passed"] == ["lean"]
     assert report.published is None and not (tmp_path / "manifests").exists()
     doc, _ = read_signed(report.manifest, key.public)
-    assert doc["certificate"]["hash"] and doc["result"]["value"] == doc["certificate"]["winner"]
+    assert doc["certificate"]["hash"] and doc["result"]["value"] == doc["certificate"]["value"]
     assert doc["final_theorem"]["name"]
+    if ruleset == DRAW_3X4:
+        assert doc["result"]["value"] == "draw" and doc["certificate"]["format"] == 2
+        assert doc["final_theorem"]["name"].endswith("initial_draw")
+        statement = doc["final_theorem"]["statement"]
+        assert "¬ ForceWin ⟨3, 4, 3⟩ Side.x" in statement
+        assert "¬ ForceWin ⟨3, 4, 3⟩ Side.o" in statement
+        assert set(doc["certificate"]["sets"]) == {"x", "o"}
 
     data, name, _ = build_archive(report.manifest, report.work, key)
     assert build_archive(report.manifest, report.work, key)[0] == data  # deterministic

@@ -133,7 +133,7 @@ def test_a_failed_step_stops_the_run_and_keeps_the_good_one(tmp_path, key):
 def test_a_certificate_for_the_other_player_fails(tmp_path, key):
     run = make_run(tmp_path, key, winner="o")
     assert run.report.verdict == "FAIL"
-    assert "certificate says o wins, solve says x" in run.report.steps[-1].detail
+    assert "the certificate establishes o, solve says x" in run.report.steps[-1].detail
 
 
 def test_cli_verify_names_missing_stages(monkeypatch, capsys):
