@@ -36,7 +36,13 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.cert.format import CertificateError, certificate_hash, decompress, digest, iter_lines
+from harness.cert.format import (
+    CertificateError,
+    certificate_hash,
+    digest,
+    read_shard_file,
+    shard_lines,
+)
 from harness.cert.nonwin_format import PLAYER_TEXT, parse_nonwin_entry, read_nonwin_index
 from harness.lean import model as M
 from harness.lean import nonwin_model as N
@@ -111,13 +117,15 @@ def read_nonwin_certificate(cert_dir: str | os.PathLike[str]) -> NonWinData:
         for meta in nws["shards"]:
             name = meta["file"]
             try:
-                data = (cert_dir / name).read_bytes()
+                data = read_shard_file(cert_dir / name)
             except OSError as exc:
                 raise RenderError(f"{cert_dir / name}: cannot read ({exc.strerror})") from None
+            except CertificateError as exc:
+                raise RenderError(str(exc)) from None
             if digest(data) != meta["blake3"]:
                 raise RenderError(f"{cert_dir / name}: blake3 does not match index.yaml")
             try:
-                lines = iter_lines(decompress(data, name), name)
+                lines = shard_lines(data, meta["entries"], name)
                 count = 0
                 for number, line in lines:
                     at = f"{name} line {number}"
