@@ -77,7 +77,7 @@ OPEN, V_WIN, V_LOSS, AVOID = 0, 1, 2, 3
 # Bits of the per-class meta byte during the enumeration.
 SIDE_X, SIDE_O, EXPANDED, WIN_NOW, CAN_AVOID = 1, 2, 4, 8, 16
 BATCH = 2048  # classes expanded at once: the expansion's temporaries stay a few MB
-UNPLAY_BATCH = 2048  # decided classes un-played at once
+UNPLAY_BATCH = 4096  # decided classes un-played at once
 MERGE_CHUNK = 1 << 18
 FORMAT = 1
 
@@ -277,6 +277,25 @@ class Unplayer:
         ]
         self.falls = rs.edge in ("reincarnation", "ringout")
         self.refill = rs.edge == "reincarnation"
+        # Rays whose squares play no other part in L's pop: after a pop from L such a ray
+        # never shows an occupied neighbour with an empty target (it would have pushed),
+        # nor, where checkers fall, an occupied neighbour without a target (it would have
+        # fallen). Rows showing one did not come from a landing on L.
+        self.impossible = []
+        for L in range(self.n):
+            rays = geo.pop_rays[L]
+            nbs = [r.neighbour for r in rays]
+            tgts = [r.target for r in rays if r.target is not None]
+            checks = []
+            for r in rays:
+                if r.target is None:
+                    if self.falls and r.neighbour not in tgts:
+                        checks.append((np.uint64(1 << r.neighbour), None))
+                    continue
+                alone = tgts.count(r.target) == 1
+                if alone and r.target not in nbs and r.neighbour not in tgts:
+                    checks.append((np.uint64(1 << r.neighbour), np.uint64(1 << r.target)))
+            self.impossible.append(checks)
         sources: list[list[int]] = [[] for _ in range(self.n)]
         for s in range(self.n):
             for t, _between in eng.move_pairs[s]:
@@ -293,6 +312,16 @@ class Unplayer:
         for L in range(self.n):
             lbit = np.uint64(1 << L)
             rows = np.flatnonzero((ma & lbit) != 0)
+            if not len(rows):
+                continue
+            occ = ma[rows] | oa[rows]
+            bad = np.zeros(len(rows), dtype=bool)
+            for nbit, tbit in self.impossible[L]:
+                if tbit is None:
+                    bad |= (occ & nbit) != 0
+                else:
+                    bad |= ((occ & nbit) != 0) & ((occ & tbit) == 0)
+            rows = rows[~bad]
             if not len(rows):
                 continue
             # Hypotheses per ray, judged on the after-state, undone together.
