@@ -15,6 +15,17 @@ Three tables, printed as Markdown:
 
 3. **Research certificates**: ``certify`` then ``check`` of the 4x4 and 5x5 c8 research
    rulesets (6x6 with ``--big``): winner, plies, entries, shards, bytes, wall seconds.
+4. **Lean solver** (``--lean``, also with ``--big``): the same strong solves by today's
+   retrograde solver, the lean solver (:mod:`harness.solver.lean`, in memory and, with
+   ``--lean-workdir``, out of core) and, where ``g++`` exists, the C++ baseline of
+   ``../shared/bench/cpp`` (built in a temporary folder outside the project), one after the
+   other in this run: classes, value, CPU and wall seconds, classes per CPU second, peak
+   resident memory of the solving process (``/usr/bin/time``'s maximum RSS where it exists,
+   else the process's own high-water mark) and bytes per class, disk. The targets of issue
+   11 are read off it: at most 32 bytes per class on 5x5 c4 torus, classes/s no lower.
+5. **Proof search** (``--lean`` too): the proof-number search (:mod:`harness.solver.pns`)
+   against today's depth-first proof search on the same proofs: nodes, seconds, nodes per
+   CPU second, ratio.
 
 Rates are given per CPU second (``process_time``, children's ``ru_utime + ru_stime``) as well
 as per wall second: on a shared machine the wall clock measures the neighbours, and ratios are
@@ -33,6 +44,7 @@ import argparse
 import json
 import random
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -253,16 +265,184 @@ def certify_and_check(rid: str, timeout: float) -> dict:
     return report
 
 
+LEAN_SET = ["pop1-5x5-c3-torus-continue-binempty-king-nozero-nojump"]
+LEAN_BIG = "pop1-5x5-c4-torus-continue-binempty-king-nozero-nojump"
+TIME = Path("/usr/bin/time")
+
+
+def _timed(cmd: list[str], timeout: float) -> tuple[subprocess.CompletedProcess, dict]:
+    """Run ``cmd``; its CPU and wall seconds and maximum RSS (``/usr/bin/time`` if present,
+    else from ``getrusage`` of the children, which is only right for the largest child)."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
+        full = [str(TIME), "-o", tf.name, "-f", "%e %U %S %M", *cmd] if TIME.exists() else cmd
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        w0 = time.perf_counter()
+        proc = subprocess.run(full, capture_output=True, text=True, cwd=ROOT, timeout=timeout)
+        wall = time.perf_counter() - w0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        peak = after.ru_maxrss * 1024
+        if TIME.exists():
+            fields = tf.read().strip().splitlines()[-1].split()
+            wall, cpu = float(fields[0]), float(fields[1]) + float(fields[2])
+            peak = int(fields[3]) * 1024
+    return proc, {"wall_s": wall, "process_cpu_s": cpu, "peak_bytes": peak}
+
+
+def solve_with(rid: str, method: str, workdir: Path | None = None, timeout: float = 7200) -> dict:
+    cmd = [sys.executable, "-m", "harness", "solve", rid, "--method", method, "--json"]
+    if workdir is not None:
+        cmd += ["--workdir", str(workdir), "--fresh"]
+    proc, t = _timed(cmd, timeout)
+    if proc.returncode != 0:
+        raise SystemExit(f"solve {rid} --method {method} failed: {proc.stderr.strip()}")
+    out = json.loads(proc.stdout)
+    out.update(t)
+    return out
+
+
+def cpp_solve(rid: str, timeout: float = 7200) -> dict | None:
+    """The C++ baseline on the research family (torus only), built outside the project."""
+    rs = Ruleset.from_id(rid)
+    if not rs.is_research_family or rs.edge != "torus":
+        return None
+    src = ROOT.parent / "shared" / "bench" / "cpp" / "pop.cpp"
+    if not src.exists():
+        src = Path("/work/shared/bench/cpp/pop.cpp")
+    gxx = shutil.which("g++")
+    if gxx is None or not src.exists():
+        return None
+    binary = Path(tempfile.gettempdir()) / "pop-cpp-bench"
+    if not binary.exists():
+        subprocess.run(
+            [gxx, "-O2", "-march=native", "-std=c++17", "-pthread", "-o", str(binary), str(src)],
+            check=True,
+        )
+    proc, t = _timed([str(binary), "solve", str(rs.rows), str(rs.cols), str(rs.checkers)], timeout)
+    if proc.returncode != 0:
+        return None
+    first = proc.stdout.split("positions ", 1)[1].split()[0]
+    initial = proc.stdout.split("initial: ", 1)[1].splitlines()[0]
+    value = "draw" if initial.startswith("draw") else ("x" if "win" in initial else "o")
+    out = {"positions": int(first), "value": value}
+    out.update(t)
+    return out
+
+
+def bench_lean(rids: list[str], workdir: Path | None) -> list[dict]:
+    print("\n## Lean solver, today's retrograde solver and the C++ baseline (one run)\n")
+    _, idle = _timed([sys.executable, "-m", "harness", "solve", "--help"], 60)
+    base = idle["peak_bytes"]
+    print(
+        f"Start-up: `python -m harness` alone peaks at {base / 2**20:.0f} MiB; the last "
+        "column is the solve's own memory per class (peak minus that).\n"
+    )
+    print(
+        "| ruleset | solver | classes | value | plies | CPU s | wall s | classes/CPU s "
+        "| peak MiB | bytes/class | disk MiB | bytes/class above start-up |"
+    )
+    print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    rows = []
+    for rid in rids:
+        runs = [("retrograde", solve_with(rid, "retrograde")), ("lean", solve_with(rid, "lean"))]
+        if workdir is not None:
+            runs.append(("lean, out of core", solve_with(rid, "lean", workdir / "lean")))
+        ref = runs[0][1]
+        for name, r in runs[1:]:
+            if (r["value"], r["plies"], r["positions"]) != (
+                ref["value"],
+                ref["plies"],
+                ref["positions"],
+            ):
+                raise SystemExit(f"{rid}: {name} {r} and retrograde {ref} disagree")
+        classes = ref["classes"]
+        cpp = cpp_solve(rid)
+        for name, r in runs:
+            cpu = r["process_cpu_s"]
+            print(
+                f"| {rid} | {name} | {r['classes']:,} | {r['value']} | {r['plies']} | "
+                f"{cpu:.1f} | {r['wall_s']:.1f} | {fmt_rate(r['classes'] / cpu)} | "
+                f"{r['peak_bytes'] / 2**20:.0f} | {r['peak_bytes'] / r['classes']:.0f} | "
+                f"{(r.get('disk_bytes') or 0) / 2**20:.0f} | "
+                f"{(r['peak_bytes'] - base) / r['classes']:.0f} |",
+                flush=True,
+            )
+        if cpp is not None:
+            print(
+                f"| {rid} | C++ baseline (no symmetry; {cpp['positions']:,} positions) | - | "
+                f"{cpp['value']} | - | {cpp['process_cpu_s']:.1f} | {cpp['wall_s']:.1f} | "
+                f"{fmt_rate(classes / cpp['process_cpu_s'])} | "
+                f"{cpp['peak_bytes'] / 2**20:.0f} | {cpp['peak_bytes'] / classes:.0f} | 0 | - |",
+                flush=True,
+            )
+        rows.append({"ruleset": rid, "runs": dict(runs), "cpp": cpp})
+    print(
+        "\nclasses/CPU s of the C++ row: our classes over its CPU seconds (it stores every "
+        "position; bytes/class likewise per our class)."
+    )
+    return rows
+
+
+PROOFS = [
+    ("pop1-5x5-c8-torus-continue-binempty-king-nozero-nojump", 0, 9),
+    ("pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump", 0, 9),
+]
+
+
+def bench_proofs(cells: list[tuple[str, int, int]]) -> list[dict]:
+    from harness.solver.pns import PNSearch
+    from harness.solver.proof import ProofSearch
+
+    print("\n## Proof search: proof-number search against today's depth-first search\n")
+    print("| ruleset | search | winner | plies | nodes | CPU s | nodes/CPU s | ratio |")
+    print("|---|---|---|---:|---:|---:|---:|---:|")
+    out = []
+    for rid, attacker, plies in cells:
+        rs = Ruleset.from_id(rid)
+        c0 = time.process_time()
+        dfs = ProofSearch(rs).prove(max_plies=plies, attackers=(attacker,))
+        c1 = time.process_time()
+        pns = PNSearch(rs, attacker, max_plies=plies).prove()
+        c2 = time.process_time()
+        rate_d, rate_p = dfs.nodes / (c1 - c0), pns.nodes / (c2 - c1)
+        print(
+            f"| {rid} | depth-first | {dfs.winner} | {dfs.plies} | {dfs.nodes:,} | "
+            f"{c1 - c0:.2f} | {fmt_rate(rate_d)} | 1x |"
+        )
+        print(
+            f"| {rid} | proof-number | {pns.winner} | {pns.plies} | {pns.nodes:,} "
+            f"({pns.generated:,} made) | {c2 - c1:.2f} | {fmt_rate(rate_p)} | "
+            f"{rate_p / rate_d:.2f}x |",
+            flush=True,
+        )
+        out.append({"ruleset": rid, "dfs": vars(dfs), "pns": vars(pns), "cpu": [c1 - c0, c2 - c1]})
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
         "--big", action="store_true", help="also solve 5x5 c4 and certify 6x6 c8 (minutes, GBs)"
     )
     ap.add_argument("--reference-all", action="store_true", help="reference solves of c4/c5")
+    ap.add_argument(
+        "--lean",
+        action="store_true",
+        help="only tables 4 and 5: lean solver (5x5 c3 and c4) and proof search (minutes)",
+    )
+    ap.add_argument(
+        "--lean-workdir", type=Path, help="also run the lean solver out of core in this folder"
+    )
     ap.add_argument("--sample", type=int, default=1500, help="positions for table 1")
     ap.add_argument("--json", type=Path, help="also write the raw figures here")
     args = ap.parse_args(argv)
 
+    if args.lean:
+        lean_rows = bench_lean(LEAN_SET + [LEAN_BIG], args.lean_workdir)
+        proofs = bench_proofs(PROOFS)
+        if args.json:
+            args.json.write_text(json.dumps({"lean": lean_rows, "proofs": proofs}, indent=1))
+        return 0
     rulesets = FAMILY + [BIG]
     print("## Successor generation (same positions, both engines)\n")
     print(
@@ -332,9 +512,21 @@ def main(argv: list[str] | None = None) -> int:
             f"{c['bytes']} | {c['certify_wall_s']:.1f} | {c['check_wall_s']:.1f} |",
             flush=True,
         )
+    lean_rows = bench_lean(LEAN_SET + ([LEAN_BIG] if args.big else []), args.lean_workdir)
+    proofs = bench_proofs(PROOFS[:1] + (PROOFS[1:] if args.big else []))
     if args.json:
         args.json.write_text(
-            json.dumps({"successors": gen, "solves": solves, "certificates": certs}, indent=1)
+            json.dumps(
+                {
+                    "successors": gen,
+                    "solves": solves,
+                    "certificates": certs,
+                    "lean": lean_rows,
+                    "proofs": proofs,
+                },
+                indent=1,
+                default=str,
+            )
         )
     return 0
 
