@@ -384,6 +384,7 @@ def bench_lean(rids: list[str], workdir: Path | None) -> list[dict]:
 
 
 PROOFS = [
+    ("pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump", 0, 9),
     ("pop1-5x5-c8-torus-continue-binempty-king-nozero-nojump", 0, 9),
     ("pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump", 0, 9),
 ]
@@ -439,7 +440,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.lean:
         lean_rows = bench_lean(LEAN_SET + [LEAN_BIG], args.lean_workdir)
-        proofs = bench_proofs(PROOFS)
+        proofs = bench_proofs(PROOFS[:2])
         if args.json:
             args.json.write_text(json.dumps({"lean": lean_rows, "proofs": proofs}, indent=1))
         return 0
@@ -513,7 +514,7 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
     lean_rows = bench_lean(LEAN_SET + ([LEAN_BIG] if args.big else []), args.lean_workdir)
-    proofs = bench_proofs(PROOFS[:1] + (PROOFS[1:] if args.big else []))
+    proofs = bench_proofs(PROOFS[:2] + (PROOFS[2:] if args.big else []))
     if args.json:
         args.json.write_text(
             json.dumps(
