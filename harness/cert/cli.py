@@ -88,6 +88,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="non-win sets: take the defender's first non-losing action instead of choosing "
         "for a small set",
     )
+    p.add_argument(
+        "--search",
+        choices=("dfs", "pns"),
+        default="dfs",
+        help="dfs (default): the iteratively deepened depth-first proof search; pns: the "
+        "proof-number search (harness.solver.pns; --state then holds its tables)",
+    )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run_certify)
 
@@ -134,22 +141,30 @@ def run_certify(args: argparse.Namespace) -> int:
             raise HarnessError(str(exc)) from None
     attackers = {"auto": (0, 1), "x": (0,), "o": (1,)}[args.winner]
     t0 = time.monotonic()
-    try:
-        result = search.prove(max_plies=args.max_plies, attackers=attackers)
-    except BudgetExhausted as exc:
-        return _budget_spent(search, state, f"{rs.id}: {exc}")
+    if args.search == "pns":
+        found = _prove_pns(rs, args, attackers, state, say)
+        if isinstance(found, int):
+            return found
+        search, result = found
+    else:
+        try:
+            result = search.prove(max_plies=args.max_plies, attackers=attackers)
+        except BudgetExhausted as exc:
+            return _budget_spent(search, state, f"{rs.id}: {exc}")
+        if state is not None:
+            search.save(state)
     searched = time.monotonic() - t0
-    if state is not None:
-        search.save(state)
     if result.winner is None and args.solution is None and args.winner == "auto":
-        from harness.solver.cli import AUTO_CLASS_LIMIT, class_bound
+        from harness.solver.cli import pick_method
 
-        if class_bound(rs) <= AUTO_CLASS_LIMIT:
+        method = pick_method(rs)
+        if method != "proof":
+            from harness.solver.lean import solve as lean_solve
             from harness.solver.retrograde import solve
 
             if say is not None:
-                say(f"no win within {args.max_plies} plies; solving {rs.id} strongly")
-            sol = solve(rs, progress=None)
+                say(f"no win within {args.max_plies} plies; solving {rs.id} strongly ({method})")
+            sol = (solve if method == "retrograde" else lean_solve)(rs, progress=None)
             if sol.value == "draw":
                 return _certify_draw(args, rs, sol, say)
     if result.winner is None:
@@ -197,17 +212,67 @@ def run_certify(args: argparse.Namespace) -> int:
         "search_seconds": round(searched, 3),
         "build_seconds": round(built, 3),
         "nodes": search.nodes,
+        "search": args.search,
         "out": str(out),
     }
     if args.json:
         print(json.dumps(summary))
     else:
         print(
-            f"{rs.id}: {result.winner} wins within {result.plies} plies; certificate {out}: "
+            f"{rs.id}: {result.winner} wins within {result.plies} plies ({args.search} search); "
+            f"certificate {out}: "
             f"{index['entries']:,} entries in {len(index['shards'])} shards, {size:,} bytes, "
             f"hash {index['hash']}; search {searched:.1f} s, build {built:.1f} s"
         )
     return EXIT_OK
+
+
+def _prove_pns(rs: Ruleset, args: argparse.Namespace, attackers, state: Path | None, say):
+    """The proof-number search for each attacker in turn: (a ProofSearch holding the proof
+    for the certificate builder, the result), or an exit code when a budget ran out (each
+    attacker's table kept beside ``state``, loaded again by a later run)."""
+    from harness.solver.pns import PNSearch
+
+    t0 = time.monotonic()
+    nodes = 0
+    result = None
+    for a in attackers:
+        left = None if args.seconds is None else max(0.001, args.seconds - (time.monotonic() - t0))
+        pns = PNSearch(
+            rs,
+            a,
+            max_plies=args.max_plies,
+            max_nodes=None if args.nodes is None else max(1, args.nodes - nodes),
+            max_seconds=left,
+            progress=say,
+        )
+        path = None if state is None else state.with_name(f"{state.stem}.pns-{PLAYERS[a]}.npz")
+        if path is not None and path.exists():
+            try:
+                pns.load(path)
+            except ProofStateError as exc:
+                raise HarnessError(str(exc)) from None
+        try:
+            result = pns.prove()
+        except BudgetExhausted as exc:
+            if path is not None:
+                pns.save(path)
+            kept = f"; table kept in {path}, run again with --state {state} to resume"
+            print(
+                f"error: {rs.id}: {exc} after {pns.nodes:,} nodes{kept if path else ''}",
+                file=sys.stderr,
+            )
+            return EXIT_BUDGET
+        if path is not None:
+            pns.save(path)
+        nodes += result.nodes
+        if result.winner is not None:
+            search = pns.as_proof_search()
+            search.nodes = nodes
+            return search, result
+    search = ProofSearch(rs)
+    search.nodes = nodes
+    return search, result
 
 
 def _budget_spent(search: ProofSearch, state: Path | None, what: str) -> int:

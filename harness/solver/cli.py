@@ -93,11 +93,12 @@ def register(subparsers) -> None:
     )
     p.add_argument(
         "--method",
-        choices=("auto", "retrograde", "lean", "proof"),
+        choices=("auto", "retrograde", "lean", "proof", "pns"),
         default="auto",
         help="retrograde: enumerate and solve the whole graph; lean: the same in about 13 "
-        "bytes per class, out of core with --workdir; proof: proof search; auto (default): "
-        "by a counting bound, retrograde, then lean, then proof",
+        "bytes per class, out of core with --workdir; proof: depth-first proof search; pns: "
+        "proof-number search; auto (default): by a counting bound, retrograde, then lean, "
+        "then proof",
     )
     p.add_argument(
         "--workdir",
@@ -142,10 +143,10 @@ def run(args) -> int:
     _check_out(args.out)
     if args.method == "auto":
         args.method = pick_method(rs, table=args.out is not None or args.workdir is not None)
-    if args.method == "proof":
+    if args.method in ("proof", "pns"):
         if args.out is not None:
             raise HarnessError("--out needs a strong solve (a proof search has no table)")
-        report = _prove(rs, args)
+        report = _prove(rs, args) if args.method == "proof" else _pns(rs, args)
     else:
         report = _retrograde(rs, args, lean=args.method == "lean")
     if args.json:
@@ -296,6 +297,40 @@ def _prove(rs: Ruleset, args) -> dict:
         "seconds": round(result.seconds, 3),
         "method": "proof",
         "nodes": result.nodes,
+    }
+
+
+def _pns(rs: Ruleset, args) -> dict:
+    from harness.solver.pns import prove_either
+    from harness.solver.proof import BudgetExhausted, stderr_progress
+
+    memory = None if args.memory_limit is None else int(args.memory_limit * 2**30)
+    say = stderr_progress() or (lambda line: print(line, file=sys.stderr, flush=True))
+    try:
+        result, search = prove_either(
+            rs,
+            args.max_plies,
+            max_nodes=args.max_nodes,
+            max_seconds=args.time_limit,
+            max_memory=memory,
+            progress=say,
+        )
+    except BudgetExhausted as exc:
+        raise BudgetError(f"{rs.id}: proof-number search budget exhausted: {exc}") from None
+    if result.winner is None:
+        raise BudgetError(
+            f"{rs.id}: no forced win within {args.max_plies} plies (budget --max-plies); "
+            "the value is not known"
+        )
+    return {
+        "ruleset": rs.id,
+        "value": result.winner,
+        "plies": result.plies,
+        "positions": None,
+        "seconds": round(result.seconds, 3),
+        "method": "pns",
+        "nodes": result.nodes,
+        "generated": result.generated,
     }
 
 

@@ -208,3 +208,24 @@ def test_budget_exits_3_keeps_the_state_and_resumes(tmp_path, capsys):
 @pytest.mark.parametrize("module", [builder_module, format_module])
 def test_docstring_examples(module):
     assert doctest.testmod(module).failed == 0
+
+
+def test_certify_with_the_proof_number_search(tmp_path, capsys):
+    rid = "pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump"
+    out = tmp_path / "cert"
+    assert main(["certify", rid, "--out", str(out), "--search", "pns", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["search"] == "pns" and summary["winner"] == "x"
+    assert check_certificate(out).ok
+
+
+def test_certify_pns_budget_keeps_its_table_and_resumes(tmp_path, capsys):
+    rid = "pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump"
+    out, state = tmp_path / "cert", tmp_path / "st.npz"
+    args = ["certify", rid, "--out", str(out), "--search", "pns", "--winner", "x"]
+    assert main([*args, "--state", str(state), "--nodes", "20"]) == 3
+    assert "resume" in capsys.readouterr().err
+    kept = tmp_path / "st.pns-x.npz"
+    assert kept.exists() and not out.exists()
+    assert main([*args, "--state", str(state)]) == 0
+    assert check_certificate(out).ok

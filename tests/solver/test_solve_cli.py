@@ -136,3 +136,50 @@ def test_auto_method_enumerates_small_graphs_and_searches_big_ones():
     report = json.loads(done.stdout)
     assert report["method"] == "retrograde"
     assert report["canonical"] <= class_bound(small)
+
+
+def test_lean_method_agrees_and_says_so(tmp_path, capsys):
+    assert main(["solve", SMALL, "--json"]) == 0
+    full = json.loads(capsys.readouterr().out)
+    work = tmp_path / "work"
+    assert main(["solve", SMALL, "--json", "--method", "lean", "--workdir", str(work)]) == 0
+    lean = json.loads(capsys.readouterr().out)
+    assert lean["method"] == "lean" and full["method"] == "retrograde"
+    assert (lean["value"], lean["plies"], lean["positions"], lean["classes"]) == (
+        full["value"],
+        full["plies"],
+        full["positions"],
+        full["classes"],
+    )
+    assert lean["disk_bytes"] > 0 and (work / "complete.json").exists()
+
+
+def test_lean_workdir_of_another_ruleset_is_bad_input(tmp_path, capsys):
+    work = tmp_path / "work"
+    assert main(["solve", SMALL, "--method", "lean", "--workdir", str(work)]) == 0
+    capsys.readouterr()
+    other = "pop1-4x4-c3-klein-continue-binempty-king-nozero-nojump"
+    assert main(["solve", other, "--method", "lean", "--workdir", str(work)]) == 2
+    err = capsys.readouterr().err
+    assert "holds a solve of" in err and len(err.strip().splitlines()) == 1
+    assert main(["solve", SMALL, "--method", "retrograde", "--workdir", str(work)]) == 2
+
+
+def test_pns_method_agrees_and_a_spent_budget_is_exit_3(capsys):
+    rid = "pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump"
+    assert main(["solve", rid, "--json", "--method", "pns", "--max-plies", "9"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert (got["value"], got["method"]) == ("x", "pns") and got["plies"] <= 9
+    big = "pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump"
+    assert main(["solve", big, "--method", "pns", "--max-nodes", "50"]) == 3
+    assert "budget" in capsys.readouterr().err
+    assert main(["solve", rid, "--method", "pns", "--max-plies", "5"]) == 3
+    assert "not known" in capsys.readouterr().err
+
+
+def test_auto_picks_lean_between_the_limits():
+    from harness.solver.cli import pick_method
+
+    c5 = Ruleset.from_id("pop1-5x5-c5-reincarnation-continue-binempty-king-nozero-nojump")
+    assert pick_method(c5) == "lean"
+    assert pick_method(Ruleset.from_id(SMALL)) == "retrograde"

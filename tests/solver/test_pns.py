@@ -1,0 +1,128 @@
+"""The proof-number search: answers against the depth-first search and a naive minimax,
+certificates built from it and accepted by the checker, budgets, table bound, resuming."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from harness.cert.builder import Strategy
+from harness.cert.checker import check_certificate
+from harness.cert.format import write_certificate
+from harness.rules import Position, Ruleset
+from harness.solver.batch import States
+from harness.solver.pns import BatchCanon, PNSearch, prove_either, prove_subtree
+from harness.solver.proof import BudgetExhausted, Canon, ProofSearch, ProofStateError, state_of
+from harness.solver.sample import random_position, random_ruleset
+
+DEFAULT = Ruleset.from_id("pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump")
+RINGOUT = Ruleset.from_id("pop1-3x4-c3-ringout-continue-binempty-king-nozero-nojump")
+
+
+def test_batch_canon_is_the_scalar_canon():
+    rng = random.Random(5)
+    for _ in range(20):
+        rs = random_ruleset(rng)
+        positions = [random_position(rng, rs) for _ in range(30)]
+        st = States.from_positions(positions)
+        bx, bo = BatchCanon(rs).images(st.x, st.o)
+        canon = Canon(rs)
+        want = [canon.image(state_of(p))[0][:2] for p in positions]
+        assert list(zip(bx.tolist(), bo.tolist(), strict=True)) == want
+
+
+@pytest.mark.parametrize(
+    ("rs", "attacker", "plies", "winner"),
+    [(DEFAULT, 0, 9, "x"), (RINGOUT, 1, 8, "o"), (DEFAULT, 0, 5, None), (RINGOUT, 1, 3, None)],
+)
+def test_same_winner_as_the_depth_first_search(rs, attacker, plies, winner):
+    got = PNSearch(rs, attacker, max_plies=plies).prove()
+    dfs = ProofSearch(rs).prove(max_plies=plies, attackers=(attacker,))
+    assert got.winner == dfs.winner == winner
+    if winner is not None:
+        assert dfs.plies <= got.plies <= plies  # a proof, not always the shortest
+
+
+def test_certificate_from_the_search_is_accepted(tmp_path):
+    search = PNSearch(DEFAULT, 0, max_plies=9)
+    result = search.prove()
+    ps = search.as_proof_search()
+    strategy = Strategy.build(ps, 0)
+    # Ranks strictly decrease along the strategy: every successor has a smaller rank.
+    for s, succs in strategy.successors.items():
+        assert all(strategy.entries[t][0] < strategy.entries[s][0] for t in succs)
+    out = tmp_path / "cert"
+    write_certificate(
+        out,
+        DEFAULT.id,
+        result.winner,
+        Position.initial(DEFAULT).text(DEFAULT),
+        strategy.layout(max_entries=200),
+    )
+    report = check_certificate(out)
+    assert report.ok, report
+
+
+def test_node_budget_raises_and_the_table_resumes(tmp_path):
+    first = PNSearch(DEFAULT, 0, max_plies=9, max_nodes=40)
+    with pytest.raises(BudgetExhausted, match="node budget"):
+        first.prove()
+    first.save(tmp_path / "s.npz")
+    again = PNSearch(DEFAULT, 0, max_plies=9)
+    again.load(tmp_path / "s.npz")
+    assert again.proven == first.proven and again.nodes == first.nodes
+    assert again.prove().winner == "x"
+    with pytest.raises(ProofStateError):
+        PNSearch(DEFAULT, 1, max_plies=9).load(tmp_path / "s.npz")
+    (tmp_path / "bad.npz").write_bytes(b"not a table")
+    with pytest.raises(ProofStateError):
+        PNSearch(DEFAULT, 0).load(tmp_path / "bad.npz")
+
+
+def test_time_budget_raises():
+    with pytest.raises(BudgetExhausted, match="time budget"):
+        PNSearch(
+            Ruleset.from_id("pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump"),
+            0,
+            max_plies=11,
+            max_seconds=0.2,
+        ).prove()
+
+
+def test_bounded_table_still_proves():
+    search = PNSearch(DEFAULT, 0, max_plies=9, max_table=16)
+    assert search.prove().winner == "x"
+    assert len(search.disproven) <= 16
+
+
+def test_subtree_of_a_root_child():
+    search = PNSearch(DEFAULT, 0, max_plies=9)
+    search.prove()
+    rank, act = search.proven[search.root_state]
+    ps = ProofSearch(DEFAULT)
+    child = next(c for a, _, c in ps.children(search.root_state) if a == act)
+    result, proofs = prove_subtree(DEFAULT, child, 0, rank - 1)
+    assert result is not None and result.winner == "x" and child in proofs
+    spent, _ = prove_subtree(DEFAULT, child, 0, rank - 1, max_nodes=1)
+    assert spent is None
+
+
+def test_prove_either_tries_both():
+    result, _ = prove_either(RINGOUT, 8)
+    assert (result.winner, result.attacker) == ("o", "o")
+    none, _ = prove_either(RINGOUT, 3)
+    assert none.winner is None
+
+
+def test_ranks_decrease_in_the_table():
+    search = PNSearch(DEFAULT, 0, max_plies=9)
+    search.prove()
+    ps = ProofSearch(DEFAULT)
+    for s, (rank, act) in search.proven.items():
+        if s[4] != 0 or act is None or rank == 1:
+            continue
+        child = next(c for a, _, c in ps.children(s) if a == act)
+        assert search.proven[child][0] < rank
+    assert np.all([r >= 1 for r, _ in search.proven.values()])
