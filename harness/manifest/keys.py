@@ -113,7 +113,10 @@ def generate(path: Path, *, allow_in_repo: bool = False) -> SigningKey:
         serialization.PrivateFormat.PKCS8,
         serialization.NoEncryption(),
     )
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except (FileExistsError, NotADirectoryError):
+        raise KeyFileError(f"{path}: a file stands where its folder must be") from None
     try:
         write_atomic(path, pem, mode=0o600, exclusive=True)
     except FileExistsError:

@@ -39,7 +39,7 @@ from pathlib import Path
 
 import yaml
 
-from harness.atomic import replace_dir
+from harness.atomic import probe_writable, replace_dir
 from harness.cli import (
     EXIT_BUDGET,
     EXIT_FAILED,
@@ -48,6 +48,7 @@ from harness.cli import (
     EXIT_OPEN,
     HarnessError,
 )
+from harness.lock import hold
 from harness.manifest.fsutil import scrub_paths, sha256_file, write_atomic
 from harness.manifest.keys import SigningKey
 from harness.manifest.leanflat import FlattenError, flatten
@@ -598,10 +599,23 @@ class Pipeline:
         return found
 
     def run(self) -> VerifyReport:
+        """The whole run, holding the lock of this ruleset's work folder throughout: a second
+        verify of the same ruleset stops at once, naming this run's pid, instead of deleting
+        its files (the lock of a killed run is taken over)."""
         check_stages(self.runner)
         if self.publish:
             require_project_key(self.key, self.manifests)
-        self.work_root.mkdir(parents=True, exist_ok=True)
+            probe_writable(self.manifests)  # not after the work: a read-only folder fails now
+        probe_writable(self.work_root)
+        with hold(self.work_root / f".{self.ruleset}.lock", str(self.final)):
+            try:
+                return self._run()
+            except BaseException:
+                # Broken off (a full disk, Ctrl-C): no partial folder stays behind.
+                shutil.rmtree(self.work, ignore_errors=True)
+                raise
+
+    def _run(self) -> VerifyReport:
         if self.work.exists():
             # Only ever the leftovers of an earlier run that did not finish.
             shutil.rmtree(self.work)

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.atomic import write_atomic
+from harness.atomic import write_atomic_many
 from harness.rules.engine import Game, apply_action, legal_actions
 from harness.rules.position import Action, Position
 from harness.rules.ruleset import EDGES, MOVEMENTS, PATTERNS, STUCK_RULES, Ruleset
@@ -559,6 +559,11 @@ def write_corpus(out_dir: Path, records: list[dict], seed: int) -> Counter:
         "rulesets": len({r["ruleset"] for r in records}),
         "branches": {b: counts.get(b, 0) for b in BRANCHES},
     }
-    write_atomic(out_dir / "corpus.jsonl", lines.encode())
-    write_atomic(out_dir / "summary.json", (json.dumps(summary, indent=2) + "\n").encode())
+    # Both written before either is renamed: a full disk leaves the old pair, never a mix.
+    write_atomic_many(
+        {
+            out_dir / "corpus.jsonl": lines.encode(),
+            out_dir / "summary.json": (json.dumps(summary, indent=2) + "\n").encode(),
+        }
+    )
     return counts

@@ -134,6 +134,9 @@ def _check_out(out: Path | None) -> None:
     if out.exists() and out.is_dir():
         raise HarnessError(f"--out {str(out)!r} is a directory")
     parent = out.parent if str(out.parent) else Path(".")
+    blocker = next((p for p in (parent, *parent.parents) if p.exists() and not p.is_dir()), None)
+    if blocker is not None:
+        raise HarnessError(f"--out {str(out)!r}: {str(blocker)!r} is a file, not a folder")
     if parent.exists() and not os.access(parent, os.W_OK):
         raise HarnessError(f"--out {str(out)!r}: folder {str(parent)!r} is not writable")
 
