@@ -32,7 +32,7 @@ from pathlib import Path
 from harness.bounded import one_line
 
 # Order of the stages in ``--help``: the order of the data flow.
-STAGES = ("rules", "solver", "cert", "lean", "manifest", "site")
+STAGES = ("rules", "solver", "cert", "lean", "manifest", "site", "results")
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # a check rejected something, or no win within the stated bound

@@ -1,0 +1,184 @@
+"""``python -m harness results``: verify every cell of a named matrix and publish the table.
+
+Each cell is :func:`harness.results.cell.run_cell`; the table goes to ``WORK/MATRIX.json``
+(one record per cell) and ``WORK/MATRIX.md`` (a grid: rows board and checkers, columns the
+edges; each cell its value and plies, or open with the budget spent). With ``--publish`` the
+cells that verify are published (``verify --publish``) and the table is signed into
+``MANIFESTS/results/MATRIX.yaml``; published results are read, never recomputed, unless
+``--rerun``.
+
+Exit codes: 0 every cell has a record (certified, published or open); 1 some cell failed;
+2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from harness.atomic import atomic_file
+from harness.cli import EXIT_FAILED, EXIT_OK, HarnessError, positive
+from harness.results.cell import run_cell
+from harness.results.matrix import EDGES, MATRICES, cells_of
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "results",
+        help="verify every cell of a matrix of rulesets and publish the results table",
+        description=__doc__.split("\n\n")[0],
+        epilog="exit codes: 0 every cell has a record (certified, published or open); "
+        "1 some cell failed; 2 bad input",
+    )
+    p.add_argument("--matrix", default="default", choices=sorted(MATRICES))
+    p.add_argument(
+        "--only",
+        action="append",
+        metavar="TEXT",
+        help="only cells whose ruleset id contains TEXT (repeatable), e.g. 4x4 or c8-torus",
+    )
+    p.add_argument(
+        "--budget",
+        type=positive(float),
+        default=300.0,
+        metavar="S",
+        help="seconds each of solve and certify may spend per cell (default 300)",
+    )
+    p.add_argument("--work", type=Path, default=Path("out/results"), metavar="DIR")
+    p.add_argument("--manifests", type=Path, default=Path("manifests"), metavar="DIR")
+    p.add_argument("--key", type=Path, default=None, help="private signing key")
+    p.add_argument(
+        "--publish",
+        action="store_true",
+        help="maintainers: publish verified cells and the signed table in MANIFESTS",
+    )
+    p.add_argument(
+        "--rerun", action="store_true", help="recompute cells that are already published"
+    )
+    p.add_argument("--json", action="store_true", help="print the records as JSON lines")
+    p.set_defaults(func=run)
+
+
+def grid(records: list[dict]) -> str:
+    """The table as a Markdown grid: rows board and checkers, columns the edges.
+
+    >>> print(grid([{"ruleset": "pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump",
+    ...              "status": "published", "value": "x", "plies": 7, "entries": 96}]))
+    | board | reincarnation | ringout | blocked | klein | torus |
+    |---|---|---|---|---|---|
+    | 4x4 c8 |  |  |  |  | x in 7 (96) |
+    """
+    rows: dict[str, dict[str, str]] = {}
+    for r in records:
+        board, checkers, edge = r["ruleset"].split("-")[1:4]
+        rows.setdefault(f"{board} {checkers}", {})[edge] = cell_text(r)
+    lines = ["| board | " + " | ".join(EDGES) + " |", "|---" * (len(EDGES) + 1) + "|"]
+    for row, cells in rows.items():
+        lines.append(f"| {row} | " + " | ".join(cells.get(e, "") for e in EDGES) + " |")
+    return "\n".join(lines)
+
+
+def cell_text(r: dict) -> str:
+    """One cell of the grid: ``x in 7 (96)``, ``draw (1,711)``, ``open (300 s)``."""
+    entries = f" ({r['entries']:,})" if r.get("entries") else ""
+    if r["status"] in ("published", "certified"):
+        if r["value"] == "draw":
+            return f"draw{entries}"
+        return f"{r['value']} in {r['plies']}{entries}"
+    if r["status"] == "open":
+        budget = f"{r['budget']:g} s" if r.get("budget") else "budget"
+        reached = r.get("reached") or {}
+        depth = ", ".join(f"no {p} win ≤ {d}" for p, d in sorted(reached.items()))
+        return f"open ({budget}{'; ' + depth if depth else ''})"
+    return "failed"
+
+
+def table(records: list[dict]) -> str:
+    """Every record as a row: the closing note's table."""
+    head = "| cell | status | value | entries | bytes | certify s | check s | kernel steps | lean |"
+    lines = [head, "|---|---|---|---:|---:|---:|---:|---:|---|"]
+
+    def fmt(v, comma=False):
+        if v is None:
+            return "—"
+        return f"{v:,}" if comma else str(v)
+
+    for r in records:
+        value = cell_text(r) if r["status"] in ("published", "certified") else r["status"]
+        lines.append(
+            f"| {r['ruleset']} | {r['status']} | {value} | {fmt(r.get('entries'), True)} | "
+            f"{fmt(r.get('bytes'), True)} | {fmt(r.get('certify_seconds'))} | "
+            f"{fmt(r.get('check_seconds'))} | {fmt(r.get('kernel_steps'), True)} | "
+            f"{r.get('lean') or '—'} |"
+        )
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        cells = cells_of(args.matrix, args.only)
+    except ValueError as exc:
+        raise HarnessError(str(exc)) from None
+    if not cells:
+        raise HarnessError(f"--only {' '.join(args.only or [])}: no cell of {args.matrix} matches")
+    from harness.manifest.cli import _default_signing_key
+
+    key = _default_signing_key(args.key)  # made on a first run, as verify does
+    if args.publish:
+        from harness.manifest.publish import require_project_key
+
+        require_project_key(key, args.manifests)
+    records = []
+    for i, cell in enumerate(cells, 1):
+        print(f"[{i}/{len(cells)}] {cell.ruleset}", file=sys.stderr)
+        record = run_cell(
+            cell.ruleset,
+            args.budget,
+            work=args.work,
+            manifests=args.manifests,
+            key=key,
+            publish=args.publish,
+            rerun=args.rerun,
+        )
+        print(f"    {record['status']}: {cell_text(record)}", file=sys.stderr)
+        records.append(record)
+        if args.json:
+            print(json.dumps(record))
+    write_table(args.work, args.matrix, records, only=args.only)
+    if args.publish:
+        publish_table(args.manifests, args.matrix, records, key, only=args.only)
+    if not args.json:
+        print(grid(records))
+    return EXIT_FAILED if any(r["status"] == "failed" for r in records) else EXIT_OK
+
+
+def _name(matrix: str, only: list[str] | None) -> str:
+    return matrix if not only else matrix + "-" + "-".join(o.replace("/", "_") for o in only)
+
+
+def write_table(work: Path, matrix: str, records: list[dict], only=None) -> None:
+    name = _name(matrix, only)
+    work.mkdir(parents=True, exist_ok=True)
+    with atomic_file(work / f"{name}.json") as f:
+        f.write(json.dumps({"matrix": matrix, "only": only, "cells": records}, indent=2).encode())
+    text = f"# Results: {name}\n\n{grid(records)}\n\n{table(records)}\n"
+    with atomic_file(work / f"{name}.md") as f:
+        f.write(text.encode())
+
+
+def publish_table(manifests: Path, matrix: str, records: list[dict], key, only=None) -> Path:
+    """Sign the table into ``MANIFESTS/results/NAME.yaml`` (+ its DSSE envelope)."""
+    from harness.manifest.manifest import now_utc, write_manifest
+
+    path = Path(manifests) / "results" / f"{_name(matrix, only)}.yaml"
+    doc = {
+        "kind": "results",
+        "matrix": matrix,
+        "only": only,
+        "created": now_utc(),
+        "cells": records,
+    }
+    write_manifest(path, doc, key)
+    return path
