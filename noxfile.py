@@ -17,7 +17,7 @@ DEFAULT_RULESET = "pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump"
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
     """Run the whole test suite: pytest (browser tests need /usr/bin/chromium), then node --test."""
-    session.install("-e", ".[test,browser]")
+    session.install("-e", ".[test,browser,cluster]")
     # Exit code 5 means pytest collected no test (e.g. a -k that matches nothing): not a failure.
     session.run("python", "-m", "pytest", *session.posargs, success_codes=[0, 5])
     if shutil.which("node") and any(_js_tests()):

@@ -23,6 +23,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from harness.cli import EXIT_FAILED, EXIT_OK, HarnessError, positive, run_guarded
+from harness.cluster import Session, add_cluster_arguments, cluster_spec
 from harness.lean.cache import ResultCache, write_json_atomic
 from harness.lean.runner import GIB, Limits, discover_modules, run_project
 from harness.lean.toolchain import EXIT_NO_TOOLCHAIN, discover
@@ -38,7 +39,8 @@ lean/lean-toolchain).
 
 Each module is built with `lake build +MODULE` in its own process group, under an
 address-space cap (RLIMIT_AS) of --memory GiB and a wall-clock --timeout; modules run in
-import order, --jobs at a time. Passing results are cached by (module text, imported
+import order, --jobs at a time (or as Dask tasks with --workers, --scheduler or
+--cluster-config: docs/cluster.md). Passing results are cached by (module text, imported
 modules, the rest of the Lean project, toolchain), so a re-run checks only what changed.
 """
 
@@ -125,6 +127,7 @@ def register_lean(subparsers: argparse._SubParsersAction) -> argparse.ArgumentPa
         help="result cache (default: cache.json next to --out)",
     )
     cache.add_argument("--no-cache", action="store_true", help="check every module again")
+    add_cluster_arguments(parser)
     parser.set_defaults(func=run_lean)
     return parser
 
@@ -168,15 +171,25 @@ def run_lean(args: argparse.Namespace) -> int:
     cache_path = None if args.no_cache else (args.cache or out.parent / "cache.json")
     cache = ResultCache(cache_path) if cache_path is not None else None
     log_dir = out.parent / "logs"
-    result = run_project(
-        project,
-        toolchain,
-        generated=args.generated,
-        limits=limits,
-        cache=cache,
-        log_dir=log_dir,
-        on_result=lambda record: tqdm.write(_line(record), file=sys.stdout),
-    )
+    spec = cluster_spec(args)
+
+    def check(session: Session | None) -> dict:
+        return run_project(
+            project,
+            toolchain,
+            generated=args.generated,
+            limits=limits,
+            cache=cache,
+            log_dir=log_dir,
+            on_result=lambda record: tqdm.write(_line(record), file=sys.stdout),
+            session=session,
+        )
+
+    if spec.requested:
+        with Session(spec) as session:
+            result = check(session)
+    else:
+        result = check(None)
     write_json_atomic(out, result)
     summary = result["summary"]
     failed = {s: n for s, n in summary["by_status"].items() if n and s != "passed"}

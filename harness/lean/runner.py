@@ -114,10 +114,20 @@ _MAX_MESSAGE_CHARS = 4000
 # tables; vfork shares the parent's memory until exec), so wait4 on a direct child of a big
 # harness process would report the harness's size, not lean's. A grandchild forked from this
 # ~10 MiB interpreter is measured cleanly. The exit status (code or signal) is passed on.
+# The parent-death signal makes a build die with the process that started it: a SIGKILLed
+# Dask worker leaves no lake behind to race the rerun of its task in the same workspace.
 # argv: cap, report fd, program, args...
 _TRAMPOLINE = """\
 import os, resource, signal, sys
 cap, report = int(sys.argv[1]), int(sys.argv[2])
+try:  # Linux: if whoever started us dies (a killed Dask worker), take lake and lean along
+    import ctypes
+    signal.signal(signal.SIGTERM, lambda *_: os.killpg(0, signal.SIGKILL))
+    ctypes.CDLL(None).prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
+    if os.getppid() == 1:
+        os.killpg(0, signal.SIGKILL)
+except (OSError, AttributeError):
+    pass
 if cap > 0:
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:
@@ -575,12 +585,15 @@ def run_project(
     env: dict[str, str] | None = None,
     progress: bool | None = None,
     on_result: Callable[[dict], None] | None = None,
+    session=None,
 ) -> dict:
     """Check every rendered module of ``project``; return the result document.
 
     ``progress`` None shows a tqdm bar only when stderr is a terminal. ``on_result`` is
     called with each module's record as it is decided (cached ones first). Children still
-    running when this is interrupted are killed with their process groups.
+    running when this is interrupted are killed with their process groups. With a
+    :class:`harness.cluster.Session`, the builds are Dask tasks instead of local children
+    (:mod:`harness.lean.distributed`; records then also name their ``worker``).
 
     The document (``format`` ``pop-harness/lean-result/1``; the manifest step reads it):
 
@@ -641,6 +654,20 @@ def run_project(
     )
     failed: set[str] = set()
     running: dict[str, _Child] = {}
+    if session is not None:
+        from harness.lean.distributed import build_on_cluster
+
+        to_run, to_build = to_build, []  # nothing left for the local loop below
+        try:
+            prepare_record = build_on_cluster(
+                session, project, modules, to_run, keys, prepare_targets,
+                lake=lake, limits=limits, env=env, log_dir=log_dir, cache=cache,
+                decide=decide, bar=bar,
+            )
+        except BaseException:
+            bar.close()
+            raise
+        prepare_targets = []
     try:
         if prepare_targets:
             bar.set_postfix_str("prepare")

@@ -1,0 +1,264 @@
+"""A Dask client for one command: start or join a cluster, submit tasks, show progress.
+
+>>> from harness.cluster.options import ClusterSpec
+>>> with Session(ClusterSpec(workers=1), quiet=True) as session:   # doctest: +SKIP
+...     session.submit(pow, 2, 10).result().value
+1024
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import sys
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from harness.cli import HarnessError
+from harness.cluster.options import ClusterSpec, machine_cores
+from harness.cluster.store import SharedStore
+
+# dask-jobqueue's cluster classes by the names a config file uses.
+JOBQUEUE = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECluster", "lsf": "LSFCluster"}
+CONNECT_TIMEOUT = 20  # seconds to reach an existing scheduler
+
+
+@dataclass(frozen=True)
+class Traced:
+    """A task's value and the worker that computed it (for the per-worker counts)."""
+
+    worker: str
+    value: Any
+
+
+def _worker_name() -> str:
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+    except (ImportError, ValueError):
+        return "local"
+    return str(worker.name)
+
+
+def _unwrap(arg: Any) -> Any:
+    if isinstance(arg, Traced):
+        return arg.value
+    if isinstance(arg, list | tuple) and any(isinstance(a, Traced) for a in arg):
+        return type(arg)(_unwrap(a) for a in arg)
+    return arg
+
+
+def traced(fn: Callable, *args: Any, **kwargs: Any) -> Traced:
+    """Run ``fn`` on the arguments (a dependency's :class:`Traced` unwrapped to its value)."""
+    args = tuple(_unwrap(a) for a in args)
+    kwargs = {k: _unwrap(v) for k, v in kwargs.items()}
+    return Traced(_worker_name(), fn(*args, **kwargs))
+
+
+def load_config(path: Path) -> tuple[str, dict, dict]:
+    """(kind, keyword arguments for the dask-jobqueue class, scaling) from a YAML file.
+
+    The file names the batch system and the size, and passes everything else on::
+
+        kind: slurm          # slurm | pbs | sge | lsf
+        jobs: 4              # or: adapt: {minimum_jobs: 0, maximum_jobs: 20}
+        cores: 16
+        processes: 16        # Dask worker processes per job (one per core: CPU-bound work)
+        memory: 64GB
+        walltime: "04:00:00"
+        account: myproject
+        queue: compute
+        job_script_prologue: ["source ~/venvs/pop/bin/activate"]
+    """
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise HarnessError(f"--cluster-config {path}: cannot read it: {exc}") from None
+    if not isinstance(data, dict):
+        raise HarnessError(f"--cluster-config {path}: expected a mapping of settings")
+    data = dict(data)
+    kind = str(data.pop("kind", "")).lower()
+    if kind not in JOBQUEUE:
+        raise HarnessError(
+            f"--cluster-config {path}: kind {kind or '(missing)'!r}; expected one of "
+            + ", ".join(sorted(JOBQUEUE))
+        )
+    scale: dict = {}
+    if "jobs" in data:
+        scale["jobs"] = data.pop("jobs")
+        if not isinstance(scale["jobs"], int) or scale["jobs"] < 1:
+            raise HarnessError(f"--cluster-config {path}: jobs must be a positive whole number")
+    if "adapt" in data:
+        adapt = data.pop("adapt")
+        if not isinstance(adapt, dict):
+            raise HarnessError(f"--cluster-config {path}: adapt must be a mapping")
+        scale["adapt"] = adapt
+    if not scale:
+        scale["jobs"] = 1
+    return kind, data, scale
+
+
+def jobqueue_cluster(path: Path):
+    """A started dask-jobqueue cluster for a config file (see :func:`load_config`)."""
+    kind, kwargs, scale = load_config(path)
+    if importlib.util.find_spec("dask_jobqueue") is None:
+        raise HarnessError(
+            "--cluster-config needs dask-jobqueue: pip install 'pop-harness[cluster]'"
+        )
+    import dask_jobqueue
+
+    cls = getattr(dask_jobqueue, JOBQUEUE[kind])
+    try:
+        cluster = cls(**kwargs)
+    except (TypeError, ValueError) as exc:
+        raise HarnessError(f"--cluster-config {path}: {JOBQUEUE[kind]}: {exc}") from None
+    if "adapt" in scale:
+        cluster.adapt(**scale["adapt"])
+    else:
+        cluster.scale(jobs=scale["jobs"])
+    return cluster
+
+
+class Session:
+    """The Dask client of one command (a context manager; closes what it started).
+
+    ``spec`` says where to run (see :class:`ClusterSpec`); a LocalCluster has one
+    single-threaded worker *process* per core asked for (the work is CPU-bound Python),
+    listening on 127.0.0.1 only. The dashboard is served on 127.0.0.1 when Bokeh is
+    installed, and its address printed; ``quiet`` prints nothing.
+    """
+
+    def __init__(self, spec: ClusterSpec, *, quiet: bool = False, env: dict | None = None):
+        self.spec = spec
+        self.quiet = quiet
+        self.env = env
+        self.client = None
+        self.cluster = None
+        self.store = None if spec.shared is None else SharedStore(spec.shared)
+
+    # --- opening and closing ----------------------------------------------------------
+
+    def __enter__(self) -> Session:
+        try:
+            self._open()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _open(self) -> None:
+        from distributed import Client, LocalCluster
+
+        spec = self.spec
+        if spec.scheduler is not None:
+            try:
+                self.client = Client(spec.scheduler, timeout=CONNECT_TIMEOUT)
+            except (OSError, TimeoutError) as exc:
+                raise HarnessError(
+                    f"--scheduler {spec.scheduler}: cannot reach a Dask scheduler there ({exc})"
+                ) from None
+        else:
+            if spec.config is not None:
+                self.cluster = jobqueue_cluster(spec.config)
+            else:
+                self.cluster = LocalCluster(
+                    n_workers=spec.workers or machine_cores(),
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    scheduler_port=0,
+                    # An ephemeral port on loopback: None would mean Dask's default :8787.
+                    dashboard_address="127.0.0.1:0",
+                    silence_logs=logging.ERROR,
+                    env=self.env,
+                )
+            self.client = Client(self.cluster)
+        link = self.dashboard()
+        if not self.quiet:
+            where = spec.describe()
+            extra = f"; dashboard {link}" if link else ""
+            print(f"cluster: {where}{extra}", file=sys.stderr)
+
+    def dashboard(self) -> str | None:
+        """The dashboard's address, or None when there is none (no Bokeh on the scheduler)."""
+        if self.client is None:
+            return None
+        try:
+            services = self.client.scheduler_info().get("services", {})
+        except (OSError, TimeoutError):
+            return None
+        # Without Bokeh the port serves only health and metrics, not a dashboard.
+        if "dashboard" not in services or importlib.util.find_spec("bokeh") is None:
+            return None
+        return self.client.dashboard_link
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+        if self.cluster is not None:
+            self.cluster.close()
+            self.cluster = None
+
+    # --- work ---------------------------------------------------------------------------
+
+    def submit(self, fn: Callable, *args: Any, key: str | None = None, **kwargs: Any):
+        """``client.submit`` of ``fn`` wrapped in :func:`traced`: a future of a :class:`Traced`.
+
+        ``retries=0``: a task that raises is reported, not retried; a lost worker's tasks
+        are rerun by the scheduler (see :mod:`harness.cluster`).
+        """
+        assert self.client is not None, "the session is not open"
+        return self.client.submit(traced, fn, *args, key=key, pure=False, retries=0, **kwargs)
+
+    def workers(self) -> dict[str, dict]:
+        """The workers the scheduler knows now: address -> info (``name``, ``pid``, …)."""
+        assert self.client is not None
+        return dict(self.client.scheduler_info().get("workers", {}))
+
+    def bar(self, total: int, desc: str, *, unit: str = "task", progress: bool | None = None):
+        """A :class:`TaskBar` (shown only on a terminal unless ``progress`` says otherwise)."""
+        return TaskBar(total, desc, unit=unit, progress=progress)
+
+
+class TaskBar:
+    """One tqdm bar over a stage's tasks, with how many each worker did as its postfix;
+    quiet when stderr is not a terminal (CI logs)."""
+
+    def __init__(self, total: int, desc: str, *, unit: str = "task", progress: bool | None = None):
+        if progress is None:
+            progress = sys.stderr.isatty()
+        self.counts: Counter[str] = Counter()
+        self._bar = tqdm(total=total, desc=desc, unit=unit, disable=not progress, file=sys.stderr)
+
+    def done(self, worker: str, n: int = 1) -> None:
+        self.counts[worker] += n
+        self._bar.set_postfix_str(
+            " ".join(f"{w}:{c}" for w, c in sorted(self.counts.items())), refresh=False
+        )
+        self._bar.update(n)
+
+    def add(self, n: int) -> None:
+        """More tasks than first counted (a subtree re-split into pieces)."""
+        self._bar.total += n
+        self._bar.refresh()
+
+    def close(self) -> None:
+        self._bar.close()
+
+    def __enter__(self) -> TaskBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,234 @@
+"""The ``lean`` stage on Dask: one task per rendered module, in import order.
+
+:func:`harness.lean.runner.run_project` hands its modules here when a cluster session is
+given (``python -m harness lean --workers N`` / ``--scheduler`` / ``--cluster-config``).
+The prepare build (the model modules and cached imports) is one task; every module to build
+is one task, submitted in the render's import order with the futures of its imports' tasks
+(and the prepare task) as arguments, so Dask starts it only once they have finished; the task
+itself looks at their verdicts and builds only if all of them passed (else it is
+``skipped``, naming the import that failed). Each task runs the same
+``lake build +MODULE`` as a local run, under the same RLIMIT_AS cap and timeout, set on the
+worker by the OS (see :func:`harness.lean.runner.run_limited`).
+
+A module that fails (a Lean error, the memory cap, a timeout) is a *result*, reported once;
+a worker lost mid-build has its task rerun elsewhere by the scheduler, and since its lake
+dies with it (the trampoline's parent-death signal) the rerun is alone in the workspace.
+Verdicts are decided on the worker; logs are written and the result cache updated here, on
+the machine that runs the command.
+
+Workers run lake in the Lean project by its absolute path, so on a cluster the project must
+be on the shared filesystem (docs/cluster.md); ``lake`` is the coordinator's path when it
+exists on the worker, else the ``lake`` on the worker's PATH.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.lean.parse import Message
+from harness.lean.runner import (
+    ChildResult,
+    Limits,
+    Module,
+    Verdict,
+    _record,
+    _save_log,
+    _trim,
+    classify,
+    run_limited,
+)
+
+
+@dataclass
+class Outcome:
+    """What one task decided about one build (a module, or the prepare build: ``name`` None)."""
+
+    name: str | None
+    verdict: Verdict
+    child: ChildResult | None
+
+    @property
+    def status(self) -> str:
+        return self.verdict.status
+
+
+def _lake_here(lake: str) -> str | None:
+    return lake if Path(lake).is_file() else shutil.which("lake")
+
+
+def prepare_task(
+    project: str, lake: str, targets: list[str], limits: Limits, env: dict | None
+) -> Outcome:
+    """Build the shared model modules (and cached imports) once, before any module task."""
+    found = _lake_here(lake)
+    if found is None:
+        return Outcome(None, Verdict("crashed", [Message("error", "no lake on this worker")]), None)
+    command = [found, "build", *(f"+{t}" for t in targets)]
+    result = run_limited(
+        command,
+        cwd=Path(project),
+        memory_bytes=limits.memory_bytes,
+        timeout=limits.timeout,
+        env=env,
+    )
+    return Outcome(None, classify(result, memory_bytes=limits.memory_bytes), result)
+
+
+def module_task(
+    project: str,
+    lake: str,
+    module: Module,
+    limits: Limits,
+    env: dict | None,
+    prepare: Outcome | None,
+    deps: list[Outcome],
+) -> Outcome:
+    """Build one module with ``lake build +MODULE`` if its prerequisites passed."""
+    if prepare is not None and prepare.status != "passed":
+        first = next((m.one_line() for m in prepare.verdict.messages), prepare.status)
+        why = Message("error", f"the prepare build failed: {first}")
+        return Outcome(module.name, Verdict("skipped", [why]), None)
+    broken = [d.name for d in deps if d.status != "passed"]
+    if broken:
+        why = Message("error", f"not run: imports {', '.join(broken)}, which failed")
+        return Outcome(module.name, Verdict("skipped", [why]), None)
+    found = _lake_here(lake)
+    if found is None:
+        why = Message("error", "no lake on this worker (install the Lean toolchain there)")
+        return Outcome(module.name, Verdict("crashed", [why]), None)
+    result = run_limited(
+        [found, "build", f"+{module.name}"],
+        cwd=Path(project),
+        memory_bytes=limits.memory_bytes,
+        timeout=limits.timeout,
+        env=env,
+    )
+    verdict = classify(
+        result, source=module.source, file=module.rel, memory_bytes=limits.memory_bytes
+    )
+    return Outcome(module.name, verdict, result)
+
+
+def build_on_cluster(
+    session,
+    project: Path,
+    modules: dict[str, Module],
+    to_build: list[str],
+    keys: dict[str, str],
+    prepare_targets: list[str],
+    *,
+    lake: str,
+    limits: Limits,
+    env: dict | None,
+    log_dir: Path | None,
+    cache,
+    decide: Callable[[str, dict], None],
+    bar,
+) -> dict | None:
+    """Run the prepare build and every module of ``to_build`` (in that order) as tasks;
+    ``decide`` gets each module's record as it completes. Returns the prepare record."""
+    from distributed import as_completed
+
+    root = str(Path(project).resolve())
+    pending = set(to_build)
+    prepare_future = None
+    if prepare_targets:
+        prepare_future = session.submit(
+            prepare_task, root, lake, prepare_targets, limits, env, key=f"lean-prepare-{id(bar)}"
+        )
+    futures = {}
+    for name in to_build:  # import order: every import's future exists before its user's
+        deps = [futures[d] for d in modules[name].deps if d in pending]
+        futures[name] = session.submit(
+            module_task,
+            root,
+            lake,
+            modules[name],
+            limits,
+            env,
+            prepare_future,
+            deps,
+            key=f"lean-{name}-{keys[name][:12]}",
+        )
+    prepare_record = None
+    counts: dict[str, int] = {}
+    names = {f.key: n for n, f in futures.items()}
+    everything = list(futures.values()) + ([prepare_future] if prepare_future else [])
+    erred: dict[str, BaseException] = {}
+    for future in as_completed(everything):
+        if future.status != "finished":
+            # Not a Lean failure (those are results): the task raised, or it was on workers
+            # that died too often (KilledWorker). Decided below, in import order.
+            exc = future.exception()
+            if future is prepare_future:
+                prepare_record = _prepare_record(prepare_targets, None, None, log_dir, exc)
+            else:
+                erred[names[future.key]] = exc
+            continue
+        traced = future.result()
+        outcome: Outcome = traced.value
+        counts[traced.worker] = counts.get(traced.worker, 0) + 1
+        bar.set_postfix_str(" ".join(f"w{w}:{c}" for w, c in sorted(counts.items())))
+        if future is prepare_future:
+            prepare_record = _prepare_record(prepare_targets, outcome, traced.worker, log_dir)
+            continue
+        name = names[future.key]
+        mod = modules[name]
+        log = None if outcome.child is None else _save_log(log_dir, name, outcome.child)
+        record = _record(mod, keys[name], outcome.child, outcome.verdict, log)
+        if outcome.status == "passed" and cache is not None:
+            cache.put(keys[name], {**record, "log": None})
+            cache.save()
+        decide(name, {**record, "worker": traced.worker})
+    failed: set[str] = set()
+    for name in to_build:
+        if name not in erred:
+            continue
+        broken = [d for d in modules[name].deps if d in erred or d in failed]
+        if prepare_future is not None and prepare_record["status"] != "passed":
+            verdict = Verdict("skipped", [Message("error", "the prepare build failed")])
+        elif broken:
+            why = f"not run: imports {', '.join(broken)}, which failed"
+            verdict = Verdict("skipped", [Message("error", why)])
+        else:
+            verdict = Verdict("crashed", [Message("error", _task_failure(erred[name]))])
+            failed.add(name)
+        decide(name, _record(modules[name], keys[name], None, verdict, None))
+    return prepare_record
+
+
+def _task_failure(exc: BaseException) -> str:
+    from distributed import KilledWorker
+
+    if isinstance(exc, KilledWorker):
+        return (
+            "lost: every worker that ran this build died (distributed.scheduler."
+            "allowed-failures reached); not retried again"
+        )
+    return f"the task failed on its worker: {type(exc).__name__}: {exc}"
+
+
+def _prepare_record(
+    targets: list[str],
+    outcome: Outcome | None,
+    worker: str | None,
+    log_dir: Path | None,
+    exc: BaseException | None = None,
+) -> dict:
+    if outcome is None:
+        verdict, result = Verdict("crashed", [Message("error", _task_failure(exc))]), None
+    else:
+        verdict, result = outcome.verdict, outcome.child
+    return {
+        "targets": targets,
+        "command": None if result is None else result.command,
+        "status": verdict.status,
+        "seconds": None if result is None else result.seconds,
+        "peak_mib": None if result is None else result.peak_mib,
+        "messages": _trim(verdict.messages),
+        "log": None if result is None else _save_log(log_dir, "_prepare", result),
+        "worker": worker,
+    }

@@ -1,0 +1,96 @@
+"""The shared option group and the cluster configuration file."""
+
+from __future__ import annotations
+
+import argparse
+import doctest
+import re
+
+import pytest
+
+import harness.cluster as cluster_package
+import harness.cluster.options as options_module
+import harness.cluster.store as store_module
+from harness.cli import HarnessError, build_parser
+from harness.cluster.options import ClusterSpec, add_cluster_arguments, cluster_spec, machine_cores
+from harness.cluster.session import load_config
+
+
+@pytest.mark.parametrize("module", [cluster_package, options_module, store_module])
+def test_docstring_examples(module) -> None:
+    failures, tried = doctest.testmod(module)
+    assert tried >= 1 and failures == 0
+
+
+def parse(*argv: str) -> ClusterSpec:
+    parser = argparse.ArgumentParser()
+    add_cluster_arguments(parser)
+    return cluster_spec(parser.parse_args(list(argv)))
+
+
+def test_no_option_means_this_machine_as_before() -> None:
+    assert parse() == ClusterSpec() and not parse().requested
+
+
+def test_workers_without_a_number_means_the_cores() -> None:
+    assert parse("--workers").workers == machine_cores()
+    assert parse("--workers", "2").workers == 2
+
+
+def test_shared_alone_asks_for_a_local_cluster() -> None:
+    spec = parse("--shared", "/tmp/x")
+    assert spec.requested and spec.workers is None
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], ["--workers", "0"]],
+)
+def test_bad_combinations_are_usage_errors(argv, capsys) -> None:
+    with pytest.raises(SystemExit) as exc:
+        parse(*argv)
+    assert exc.value.code == 2
+
+
+@pytest.mark.parametrize("command", ["lean"])
+def test_every_many_piece_command_has_the_same_group(command) -> None:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    flags = {o for a in sub.choices[command]._actions for o in a.option_strings}
+    assert {"--workers", "--scheduler", "--cluster-config", "--shared"} <= flags
+
+
+def test_a_slurm_config_names_kind_size_and_passes_the_rest(tmp_path) -> None:
+    path = tmp_path / "slurm.yaml"
+    path.write_text("kind: slurm\njobs: 4\ncores: 16\nmemory: 64GB\nqueue: compute\n")
+    kind, kwargs, scale = load_config(path)
+    assert (kind, scale) == ("slurm", {"jobs": 4})
+    assert kwargs == {"cores": 16, "memory": "64GB", "queue": "compute"}
+
+
+def test_the_slurm_job_script_asks_for_what_the_file_says(tmp_path) -> None:
+    pytest.importorskip("dask_jobqueue")
+    from dask_jobqueue import SLURMCluster
+
+    path = tmp_path / "slurm.yaml"
+    path.write_text("kind: slurm\ncores: 8\nprocesses: 8\nmemory: 32GB\nqueue: compute\n")
+    _, kwargs, _ = load_config(path)
+    with SLURMCluster(**kwargs, scheduler_options={"host": "127.0.0.1"}) as cluster:
+        script = cluster.job_script()
+    assert "#SBATCH -p compute" in script and "--nworkers 8" in script
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("kind: kubernetes\n", "kind 'kubernetes'"),
+        ("cores: 4\n", "kind '(missing)'"),
+        ("kind: pbs\njobs: 0\n", "jobs must be a positive"),
+        ("- a list\n", "expected a mapping"),
+    ],
+)
+def test_bad_config_files_are_one_line_errors(tmp_path, text, message) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    with pytest.raises(HarnessError, match=re.escape(message)):
+        load_config(path)
