@@ -64,13 +64,35 @@ class Strategy:
         progress: Callable[[int], None] | None = None,
     ) -> Strategy:
         """Walk the winning strategy of ``attacker`` from the initial position."""
+        self = cls.empty(search, attacker, optimize=optimize, full_rank=full_rank)
+        self._progress = progress
+        self.enter_root()
+        return self
+
+    @classmethod
+    def empty(
+        cls, search: ProofSearch, attacker: int, *, optimize: bool = True, full_rank: int = 5
+    ) -> Strategy:
+        """A strategy with no entries yet, to be grown by :meth:`grow` (or ``build``)."""
         self = cls(search, attacker)
         self._optimize = optimize
         self._full_rank = full_rank
-        self._progress = progress
+        self._progress = None
         self._sizes: dict[int, list[int]] = defaultdict(lambda: [0, 0])
         # state -> (least budget proven or None, budgets searched so far)
         self._mb: dict[State, tuple[int | None, int]] = {}
+        # With a frontier, entries of rank <= _stop_rank are collected here, not entered.
+        self.frontier: dict[State, int] | None = None
+        self._stop_rank = 0
+        return self
+
+    def grow(self, s: State, rank: int) -> None:
+        """Add entry ``s`` of ``rank`` and everything its strategy reaches (one subtree)."""
+        self._enter(s, rank)
+
+    def enter_root(self) -> None:
+        """Add the initial position's entries (its successors' when the defender moves first)."""
+        search, attacker = self.search, self.attacker
         root = search.root()
         cap = search.proven_budget(root, attacker)
         if cap is None:
@@ -80,7 +102,6 @@ class Strategy:
         else:
             for succ in self._and_successors(root, cap):
                 self._enter(succ, self.min_budget(succ, cap - 1))
-        return self
 
     def min_budget(self, s: State, cap: int) -> int | None:
         """The least budget ``≤ cap`` within which the search proves ``s``, or None."""
@@ -112,6 +133,9 @@ class Strategy:
             if s in entries:
                 if entries[s][0] != r:
                     raise StrategyError("one position reached with two ranks")
+                continue
+            if self.frontier is not None and 3 <= r <= self._stop_rank:
+                self.frontier.setdefault(s, r)  # a subtree for someone else to grow
                 continue
             before = len(entries)
             act, succs = self._choose(s, r)

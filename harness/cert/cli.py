@@ -26,6 +26,7 @@ from harness.cert.nonwin_checker import check_nonwin
 from harness.cert.nonwin_format import FORMAT as NONWIN_FORMAT
 from harness.cert.nonwin_format import index_format, write_nonwin
 from harness.cli import EXIT_BUDGET, EXIT_FAILED, EXIT_OK, EXIT_USAGE, HarnessError, positive
+from harness.cluster import Session, add_cluster_arguments, cluster_spec
 from harness.rules.position import PLAYERS, Position
 from harness.rules.ruleset import Ruleset
 from harness.solver.proof import BudgetExhausted, ProofSearch, ProofStateError, stderr_progress
@@ -96,6 +97,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "proof-number search (harness.solver.pns; --state then holds its tables)",
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_cluster_arguments(p)
     p.set_defaults(func=run_certify)
 
     c = subparsers.add_parser(
@@ -176,18 +178,33 @@ def run_certify(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     attacker = PLAYERS.index(result.winner)
     t1 = time.monotonic()
+    spec = cluster_spec(args)
     try:
         # Building proves successors on demand with the same search, so the budget can run
         # out here too: that is a spent budget (state kept), never "no win".
-        strategy = Strategy.build(
-            search,
-            attacker,
-            optimize=not args.no_optimize,
-            full_rank=args.optimize_rank,
-            progress=None if say is None else (lambda n: say(f"building: {n:,} entries")),
-        )
-        if not args.no_optimize:
-            strategy.refine()
+        if spec.requested:
+            # The strategy's subtrees as Dask tasks (harness.cert.split): the same
+            # certificate on every cluster and worker count, not the one written here.
+            from harness.cert.split import split_build
+
+            with Session(spec) as session:
+                strategy = split_build(
+                    search,
+                    attacker,
+                    session,
+                    optimize=not args.no_optimize,
+                    full_rank=args.optimize_rank,
+                )
+        else:
+            strategy = Strategy.build(
+                search,
+                attacker,
+                optimize=not args.no_optimize,
+                full_rank=args.optimize_rank,
+                progress=None if say is None else (lambda n: say(f"building: {n:,} entries")),
+            )
+            if not args.no_optimize:
+                strategy.refine()
     except BudgetExhausted as exc:
         return _budget_spent(
             search, state, f"{rs.id}: {exc} while building the certificate of {result.winner}'s win"
@@ -215,6 +232,8 @@ def run_certify(args: argparse.Namespace) -> int:
         "search": args.search,
         "out": str(out),
     }
+    if spec.requested:
+        summary["split"] = "subtrees on " + spec.describe()
     if args.json:
         print(json.dumps(summary))
     else:

@@ -25,7 +25,7 @@ from harness.cluster.store import SharedStore
 
 # dask-jobqueue's cluster classes by the names a config file uses.
 JOBQUEUE = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECluster", "lsf": "LSFCluster"}
-CONNECT_TIMEOUT = 20  # seconds to reach an existing scheduler
+CONNECT_TIMEOUT = 10  # seconds to reach an existing scheduler
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,242 @@
+"""Certify on a cluster: the strategy's subtrees built as Dask tasks, merged in a fixed order.
+
+How the work is split. The proof search runs first, here (it is a small part of the work:
+6 s of 40 on the 6x6 research ruleset). Then the strategy is walked from the root down to a
+*frontier*: the entries of rank ``<= stop`` are not built here but collected, and ``stop``
+is lowered by two plies (re-splitting every subtree one level deeper) until the frontier
+holds at least :data:`FRONTIER` subtrees or the ranks left are too small to be worth a task.
+Each frontier entry is one task, :func:`grow_subtree`: a fresh search loaded with this
+process's table (one snapshot, the same bytes for every task) grows that entry's whole
+strategy subtree and returns its entries.
+
+Why the result never depends on the cluster. The frontier depends only on the ruleset and
+the options (never on how many workers there are, or which finishes first); a task is a
+pure function of its inputs (a killed worker's rerun returns the same bytes); and the merge
+takes the subtrees in frontier order, the first one to contain a position giving its
+entry. Ranks are least budgets, the same in every task, so a merged entry's successors are
+entries of lower rank whichever task supplied them. Entries no longer reachable from the
+root are dropped, then :meth:`~harness.cert.builder.Strategy.refine` and the layout run
+as in a single-process certify. So ``--workers 1``, ``--workers 8``, a ``dask scheduler``
+and a run that lost a worker give byte-identical certificates.
+
+It is not the certificate of a plain ``certify``, which grows every subtree with one table
+and so shares more positions between subtrees: the two are different valid certificates
+of the same win (the checker accepts either), and each is reproducible on its own terms.
+
+>>> from harness.rules import Ruleset
+>>> from harness.solver.proof import ProofSearch
+>>> rs = Ruleset.from_id("pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump")
+>>> search = ProofSearch(rs)
+>>> _ = search.prove(max_plies=9)
+>>> plan = plan_split(search, 0)
+>>> plan.stop, len(plan.frontier) > 0
+(3, True)
+>>> strategy = split_build(search, 0)     # no session: the same tasks, in this process
+>>> len(strategy.entries)
+48
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import pickle
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.cert.builder import Strategy, StrategyError
+from harness.cluster.store import digest_of, fetch, publish
+from harness.rules.ruleset import Ruleset
+from harness.solver.proof import Act, ProofSearch, State
+
+FRONTIER = 32  # subtrees wanted; a constant, so the split never depends on the cluster
+MIN_STOP = 3  # subtrees of rank 1 are single entries: never worth a task
+
+
+@dataclass
+class Plan:
+    """The top of the strategy (built here) and the subtrees left for tasks, in order."""
+
+    top: Strategy
+    frontier: list[tuple[State, int]]
+    stop: int
+    starts: list[State]  # the root, or its successors when the defender moves first
+
+
+def plan_split(
+    search: ProofSearch,
+    attacker: int,
+    *,
+    optimize: bool = True,
+    full_rank: int = 5,
+    frontier: int = FRONTIER,
+) -> Plan:
+    """Walk the strategy from the root, re-splitting one level deeper while the frontier
+    has fewer than ``frontier`` subtrees."""
+    top = Strategy.empty(search, attacker, optimize=optimize, full_rank=full_rank)
+    cap = search.proven_budget(search.root(), attacker)
+    if cap is None:
+        raise StrategyError("the search has not proven the initial position")
+    top.frontier = {}
+    top._stop_rank = cap - 2
+    top.enter_root()
+    while len(top.frontier) < frontier and top._stop_rank - 2 >= MIN_STOP:
+        top._stop_rank -= 2
+        wave, top.frontier = top.frontier, {}
+        for s, r in wave.items():
+            top.grow(s, r)
+    root = search.root()
+    starts = [root] if root[4] == attacker else top._and_successors(root, cap)
+    return Plan(top, list(top.frontier.items()), top._stop_rank, starts)
+
+
+def snapshot(search: ProofSearch) -> bytes:
+    """The search's table as bytes (the npz of :meth:`ProofSearch.save`)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "table.npz"
+        search.save(path)
+        return path.read_bytes()
+
+
+# One loaded table per worker process, copied into each task's search: a task never sees
+# what another task added, so its result depends on its inputs alone.
+_LOADED: dict[tuple[str, str], ProofSearch] = {}
+
+
+def fresh_search(ruleset: str, table: bytes) -> ProofSearch:
+    """A search of ``ruleset`` holding exactly the table ``table`` (and nothing learnt since)."""
+    key = (ruleset, digest_of(table))
+    template = _LOADED.get(key)
+    if template is None:
+        _LOADED.clear()
+        template = ProofSearch(Ruleset.from_id(ruleset))
+        template.load(io.BytesIO(table))
+        _LOADED[key] = template
+    search = copy.copy(template)  # shares the immutable turn generator and symmetry tables
+    search.proven = [dict(t) for t in template.proven]
+    search.failed = [dict(t) for t in template.failed]
+    search.done_depth = list(template.done_depth)
+    search.killers = {}
+    return search
+
+
+def grow_subtree(
+    ruleset: str,
+    table: bytes,
+    attacker: int,
+    state: State,
+    rank: int,
+    optimize: bool,
+    full_rank: int,
+    shared: str | None = None,
+):
+    """One task: the whole strategy subtree of ``state`` (an entry of ``rank``), grown by a
+    fresh search loaded from ``table``. Returns pickled ``[(state, rank, action,
+    successors), ...]``, through the scheduler or (``shared``) as a file by content hash."""
+    search = fresh_search(ruleset, fetch(table))
+    strategy = Strategy.empty(search, attacker, optimize=optimize, full_rank=full_rank)
+    strategy.grow(state, rank)
+    rows = [(s, r, act, strategy.successors[s]) for s, (r, act) in strategy.entries.items()]
+    return publish(pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL), shared)
+
+
+def merge(plan: Plan, results: list[list[tuple[State, int, Act, list[State]]]]) -> Strategy:
+    """The top plus each subtree in frontier order (first one wins), pruned to what the
+    root reaches."""
+    top = plan.top
+    entries, successors = dict(top.entries), dict(top.successors)
+    for rows in results:
+        for s, r, act, succs in rows:
+            if s not in entries:
+                entries[s] = (r, act)
+                successors[s] = succs
+            elif entries[s][0] != r:
+                raise StrategyError("two subtrees gave one position two ranks")
+    search, attacker = top.search, top.attacker
+    keep: dict[State, None] = {}
+    stack = list(reversed(plan.starts))
+    while stack:
+        s = stack.pop()
+        if s in keep:
+            continue
+        if s not in entries:
+            raise StrategyError("a merged entry has a successor no subtree supplied")
+        keep[s] = None
+        stack.extend(reversed(successors[s]))
+    merged = Strategy.empty(search, attacker, optimize=top._optimize, full_rank=top._full_rank)
+    for s in sorted(keep, key=lambda s: (entries[s][0], s)):
+        merged.entries[s] = entries[s]
+        merged.successors[s] = successors[s]
+    return merged
+
+
+def split_build(
+    search: ProofSearch,
+    attacker: int,
+    session=None,
+    *,
+    optimize: bool = True,
+    full_rank: int = 5,
+    frontier: int = FRONTIER,
+    progress: bool | None = None,
+    on_submit: Callable[[list], None] | None = None,
+) -> Strategy:
+    """The strategy of ``attacker``, its frontier subtrees grown as tasks of ``session``
+    (a :class:`harness.cluster.Session`; None: one after another in this process)."""
+    plan = plan_split(search, attacker, optimize=optimize, full_rank=full_rank, frontier=frontier)
+    table = snapshot(search)
+    rs = search.rs.id
+    shared = None
+    if session is None:
+        blobs = [
+            grow_subtree(rs, table, attacker, s, r, optimize, full_rank) for s, r in plan.frontier
+        ]
+    else:
+        from distributed import wait
+
+        store = session.store
+        if store is not None:
+            shared = str(store.root)
+            table_arg = store.put(table)
+        else:
+            table_arg = session.client.scatter(table, broadcast=True)
+        futures = [
+            session.submit(
+                grow_subtree,
+                rs,
+                table_arg,
+                attacker,
+                s,
+                r,
+                optimize,
+                full_rank,
+                shared,
+                key=f"certify-subtree-{i:04d}-{rs}",
+            )
+            for i, (s, r) in enumerate(plan.frontier)
+        ]
+        if on_submit is not None:
+            on_submit(futures)
+        from distributed import as_completed
+
+        with session.bar(len(futures), "certify", unit="subtree", progress=progress) as bar:
+            for future in as_completed(futures):
+                if future.status == "finished":
+                    bar.done(future.result().worker)
+        wait(futures)
+        failed = [i for i, f in enumerate(futures) if f.status != "finished"]
+        if failed:
+            exc = futures[failed[0]].exception()
+            s, r = plan.frontier[failed[0]]
+            raise StrategyError(
+                f"the subtree task {failed[0]} (an entry of rank {r}) failed on the cluster: "
+                f"{type(exc).__name__}: {exc}"
+            )
+        blobs = [f.result().value for f in futures]
+    results = [pickle.loads(fetch(b)) for b in blobs]
+    strategy = merge(plan, results)
+    if optimize:
+        strategy.refine()
+    return strategy

@@ -1,0 +1,146 @@
+"""``certify`` with its strategy's subtrees as Dask tasks: the same certificate everywhere.
+
+The certificate of the split build is compared between one process (the same tasks run one
+after another, no Dask), a LocalCluster of 2 workers, a hand-started ``dask scheduler`` with
+two ``dask worker`` processes, and a run in which one worker is SIGKILLed mid-run; each is
+also accepted by the independent checker.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.cert.checker import check_certificate
+from harness.cert.format import write_certificate
+from harness.cert.split import FRONTIER, split_build
+from harness.rules import Ruleset
+from harness.rules.position import PLAYERS, Position
+from harness.solver.proof import ProofSearch
+
+from .conftest import REPO, worker_env, worker_pids
+
+R5 = "pop1-5x5-c8-torus-continue-binempty-king-nozero-nojump"
+R6 = "pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump"
+PUBLISHED_5X5 = "c4ab55a91c633ea77aa98ba0d40fc22c6f1f3266d92c57c6efa4502ce8922953"
+
+
+def certify(ruleset: str, out: Path, session=None, on_submit=None) -> str:
+    """The hash of the split-build certificate of ``ruleset``, written to ``out``."""
+    rs = Ruleset.from_id(ruleset)
+    search = ProofSearch(rs)
+    result = search.prove(max_plies=15)
+    attacker = PLAYERS.index(result.winner)
+    strategy = split_build(search, attacker, session, progress=False, on_submit=on_submit)
+    index = write_certificate(
+        out, rs.id, result.winner, Position.initial(rs).text(rs), strategy.layout(20000)
+    )
+    report = check_certificate(out, ruleset=rs.id)
+    assert report.ok, report.errors[:5]
+    return index["hash"]
+
+
+@pytest.fixture(scope="module")
+def one_process_5x5(tmp_path_factory) -> str:
+    return certify(R5, tmp_path_factory.mktemp("inline") / "cert")
+
+
+def test_a_local_cluster_gives_the_one_process_certificate(
+    one_process_5x5, local_session, tmp_path
+) -> None:
+    assert certify(R5, tmp_path / "cert", local_session) == one_process_5x5
+
+
+def test_a_hand_started_cluster_gives_the_one_process_certificate(
+    one_process_5x5, manual_session, tmp_path
+) -> None:
+    assert certify(R5, tmp_path / "cert", manual_session) == one_process_5x5
+
+
+def kill_a_busy_worker(session, killed: list[int]):
+    """An ``on_submit`` hook: SIGKILL a worker as soon as it is running a subtree task."""
+    pids = worker_pids(session)
+
+    def watch() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            busy = [w for w, keys in session.client.processing().items() if keys]
+            if busy:
+                killed.append(pids[busy[0]])
+                os.kill(pids[busy[0]], signal.SIGKILL)
+                return
+            time.sleep(0.01)
+
+    def hook(futures) -> None:
+        threading.Thread(target=watch, daemon=True).start()
+
+    return hook
+
+
+def test_a_worker_killed_mid_run_changes_nothing(one_process_5x5, manual_session, tmp_path):
+    killed: list[int] = []
+    hook = kill_a_busy_worker(manual_session, killed)
+    assert certify(R5, tmp_path / "cert", manual_session, hook) == one_process_5x5
+    assert killed and killed[0] not in worker_pids(manual_session).values()
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "harness", *args],
+        cwd=REPO,
+        env=worker_env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+
+
+def test_the_command_line_splits_only_when_asked(one_process_5x5, tmp_path) -> None:
+    plain = run_cli("certify", R5, "--out", str(tmp_path / "plain"), "--json")
+    assert plain.returncode == 0, plain.stderr
+    assert json.loads(plain.stdout.splitlines()[-1])["hash"] == PUBLISHED_5X5
+    split = run_cli(
+        "certify",
+        R5,
+        "--out",
+        str(tmp_path / "split"),
+        "--json",
+        "--workers",
+        "2",
+        "--shared",
+        str(tmp_path / "shared"),
+    )
+    assert split.returncode == 0, split.stderr
+    summary = json.loads(split.stdout.splitlines()[-1])
+    assert summary["hash"] == one_process_5x5
+    assert "LocalCluster of 2" in summary["split"]
+    # Subtree results went through the shared folder, named by their hash.
+    assert len(list((tmp_path / "shared" / "objects").rglob("*"))) > FRONTIER // 2
+
+
+def test_an_unreachable_scheduler_is_a_one_line_error(tmp_path) -> None:
+    r4 = "pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump"
+    done = run_cli("certify", r4, "--out", str(tmp_path / "c"), "--scheduler", "tcp://127.0.0.1:9")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("error: --scheduler tcp://127.0.0.1:9")
+    assert "Traceback" not in done.stderr and not (tmp_path / "c").exists()
+
+
+@pytest.mark.slow
+def test_the_6x6_research_certificate_on_two_workers_and_with_a_kill(
+    manual_session, local_session, tmp_path
+) -> None:
+    inline = certify(R6, tmp_path / "inline")
+    assert certify(R6, tmp_path / "local", local_session) == inline
+    killed: list[int] = []
+    hook = kill_a_busy_worker(manual_session, killed)
+    assert certify(R6, tmp_path / "killed", manual_session, hook) == inline
+    assert killed
