@@ -33,7 +33,7 @@ of the same win (the checker accepts either), and each is reproducible on its ow
 (3, True)
 >>> strategy = split_build(search, 0)     # no session: the same tasks, in this process
 >>> len(strategy.entries)
-48
+123
 """
 
 from __future__ import annotations
