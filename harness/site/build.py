@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,7 +27,8 @@ from harness.cli import HarnessError
 from harness.rules import RESEARCH_RULESET
 from harness.rules.ruleset import Ruleset
 from harness.site import codeview, diagrams
-from harness.site.artifacts import Result, collect_results
+from harness.site.artifacts import Result, Sources, collect_results
+from harness.site.howto import how_it_plays
 from harness.site.replay import certified_line
 from harness.site.solved import SOLVED_RULESETS, SolvedTable, build_tables, index_json
 
@@ -50,6 +52,9 @@ class Page:
     in_nav: bool = True
     context: dict = field(default_factory=dict)
 
+
+RULES_DOC = PACKAGE_DIR.parents[1] / "docs" / "rules.md"
+RULES_DOC_PAGE = "rules-exact.html"
 
 PAGES: tuple[Page, ...] = (
     Page("index", "index.html", "Home", "index.html.j2", in_nav=False),
@@ -75,16 +80,6 @@ PAGES: tuple[Page, ...] = (
         blurb="every ruleset attempted, with the replay and proof of each published result",
     ),
 )
-
-
-@dataclass(frozen=True)
-class Sources:
-    """Where the artifacts are (see :mod:`harness.site.artifacts`); None: not available."""
-
-    from_dir: Path | None = None
-    manifests_dir: Path | None = None
-    dist_dir: Path | None = None
-    public_key: object | None = None  # an Ed25519 public key to check manifest signatures
 
 
 def _commit() -> str:
@@ -131,6 +126,7 @@ def render_pages(
         "default_ruleset": RESEARCH_RULESET.id,
         "solved_index": "{}",
         "results": [],
+        "rules_doc_href": RULES_DOC_PAGE if RULES_DOC.is_file() else "rules.html",
         **(extra or {}),
     }
     out: dict[str, str] = {}
@@ -173,9 +169,13 @@ def build_site(
         raise HarnessError(f"site: static folder {STATIC_DIR} is missing")
     sources = sources or Sources()
     tables = build_tables(solved)
-    results = collect_results(
-        sources.manifests_dir, sources.from_dir, sources.dist_dir, sources.public_key
-    )
+    with tempfile.TemporaryDirectory(prefix="pop-site-") as scratch:
+        results = collect_results(sources, Path(scratch))
+        return _build(out, pages, sources, tables, results)
+
+
+def _build(out: Path, pages, sources: Sources, tables, results: list[Result]) -> list[Path]:
+    keys = _published_keys(sources)
     extra = {
         "solved_index": index_json(tables),
         "solved": [t.meta for t in tables],
@@ -184,15 +184,25 @@ def build_site(
             "from_dir": str(sources.from_dir) if sources.from_dir else None,
             "manifests_dir": str(sources.manifests_dir) if sources.manifests_dir else None,
             "dist_dir": str(sources.dist_dir) if sources.dist_dir else None,
+            "include_local": sources.include_local,
         },
+        "publisher_keys": [
+            {"keyid": k.keyid, "short": k.short, "href": f"keys/{k.path.name}"} for k in keys
+        ],
         **rules_page_context(),
     }
     all_pages = tuple(pages) + tuple(replay_page(r) for r in results if r.page)
+    if RULES_DOC.is_file():
+        all_pages += (rules_doc_page(),)
     rendered = render_pages(all_pages, extra=extra)
     with staging_dir(out) as tmp:
         shutil.copytree(STATIC_DIR, tmp / "static", ignore=shutil.ignore_patterns("*.map"))
         _write_tables(tmp / "static" / "solved", tables)
         _write_downloads(tmp, results)
+        if keys:
+            (tmp / "keys").mkdir()
+            for k in keys:
+                shutil.copyfile(k.path, tmp / "keys" / k.path.name)
         for filename, text in rendered.items():
             (tmp / filename).write_text(text, encoding="utf-8")
         (tmp / MARKER).write_text("built by python -m harness site\n", encoding="utf-8")
@@ -201,6 +211,15 @@ def build_site(
             path.chmod(0o755 if path.is_dir() else 0o644)
         tmp.chmod(0o755)
     return sorted(p for p in out.rglob("*") if p.is_file())
+
+
+def _published_keys(sources: Sources) -> list:
+    """The publisher keys the site carries (``MANIFESTS/keys/*.pub``), in key id order."""
+    from harness.manifest.publish import KEYS_DIR, publisher_keys
+
+    if sources.manifests_dir is None:
+        return []
+    return sorted(publisher_keys(sources.manifests_dir / KEYS_DIR).values(), key=lambda k: k.keyid)
 
 
 def _write_tables(folder: Path, tables: list[SolvedTable]) -> None:
@@ -213,13 +232,33 @@ def _write_tables(folder: Path, tables: list[SolvedTable]) -> None:
 def _write_downloads(root: Path, results: list[Result]) -> None:
     """Manifests (YAML and envelope) and sealed archives, as downloads beside the pages."""
     for r in results:
-        folder = root / "results" / r.ruleset
+        folder = root / "results" / r.slug
         folder.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(r.manifest_path, folder / "manifest.yaml")
         if r.envelope_path is not None:
             shutil.copyfile(r.envelope_path, folder / "manifest.dsse.json")
         if r.archive is not None:
             shutil.copyfile(r.archive.path, folder / f"{r.archive.name}.zip")
+
+
+def rules_doc_page() -> Page:
+    """``docs/rules.md`` as a page: the rules exactly, in the project's words."""
+    from markdown_it import MarkdownIt
+
+    text = RULES_DOC.read_text(encoding="utf-8")
+    html = MarkdownIt("commonmark").enable("table").render(text)
+    # Tables scroll inside their own box on a phone, not the page.
+    html = html.replace("<table>", '<div class="table-scroll" tabindex="0"><table>').replace(
+        "</table>", "</table></div>"
+    )
+    return Page(
+        "rules-exact",
+        RULES_DOC_PAGE,
+        "The rules, exactly",
+        "doc.html.j2",
+        in_nav=False,
+        context={"doc_html": html},
+    )
 
 
 # --- the Rules page --------------------------------------------------------------------------
@@ -268,8 +307,11 @@ def result_summary(r: Result) -> dict:
     failed = r.failed_step
     expected = str(check.get("expected_output") or "")
     first = expected.splitlines()[0] if expected else None
+    key = r.publisher_key
     return {
         "ruleset": r.ruleset,
+        "local": r.local,
+        "slug": r.slug,
         "status": r.status,
         "verdict": r.verdict,
         "page": r.page,
@@ -277,6 +319,7 @@ def result_summary(r: Result) -> dict:
         "value": res.get("value"),
         "plies": res.get("plies"),
         "positions": res.get("positions"),
+        "positions_bound": _positions_bound(r.ruleset, res.get("positions")),
         "solve_seconds": res.get("solve_seconds"),
         "certificate": {
             "hash": cert.get("hash"),
@@ -308,18 +351,24 @@ def result_summary(r: Result) -> dict:
         "solver": (m.get("solver") or {}).get("describe"),
         "signer": (m.get("signer") or {}).get("keyid"),
         "signature": r.signature,
+        "publisher_key": (
+            {"keyid": key.keyid, "short": key.short, "href": f"keys/{key.path.name}"}
+            if key is not None
+            else None
+        ),
         "environment": m.get("environment") or {},
-        "manifest_href": f"results/{r.ruleset}/manifest.yaml",
+        "manifest_href": f"results/{r.slug}/manifest.yaml",
         "envelope_href": (
-            f"results/{r.ruleset}/manifest.dsse.json" if r.envelope_path is not None else None
+            f"results/{r.slug}/manifest.dsse.json" if r.envelope_path is not None else None
         ),
         "archive": (
             {
-                "href": f"results/{r.ruleset}/{r.archive.name}.zip",
+                "href": f"results/{r.slug}/{r.archive.name}.zip",
                 "name": r.archive.name,
                 "file": f"{r.archive.name}.zip",
                 "sha256": r.archive.sha256,
                 "size": r.archive.size,
+                "size_text": size_text(r.archive.size),
                 "members": r.archive.members,
             }
             if r.archive is not None
@@ -328,6 +377,29 @@ def result_summary(r: Result) -> dict:
         "notes": list(r.notes),
         "has_replay": r.work is not None,
     }
+
+
+def size_text(n: int) -> str:
+    """A file size in binary units, as ``ls -lh`` would say it.
+
+    >>> size_text(876032), size_text(512), size_text(3 << 20)
+    ('855.5 KiB', '512 bytes', '3.0 MiB')
+    """
+    if n < 1024:
+        return f"{n} bytes"
+    if n < 1 << 20:
+        return f"{n / 1024:.1f} KiB"
+    return f"{n / (1 << 20):.1f} MiB"
+
+
+def _positions_bound(ruleset: str, positions) -> int | None:
+    """When the solver did not enumerate the positions (proof search), the counting bound
+    it chose the method by: at most this many positions up to symmetry."""
+    if positions is not None:
+        return None
+    from harness.solver.cli import class_bound
+
+    return class_bound(Ruleset.from_id(ruleset))
 
 
 def _script_json(value) -> str:
@@ -366,6 +438,7 @@ def replay_page(r: Result) -> Page:
             "line": line,
             "replay_json": _script_json(data),
             "rule_list": codeview.rule_list(lean_text, lean_where=lean_where),
+            "how_it_plays": how_it_plays(rs),
             "rs": {"rows": rs.rows, "cols": rs.cols, "edge": rs.edge, "checkers": rs.checkers},
         },
     )

@@ -327,14 +327,32 @@ def lean_code(name: str, text: str, where: str = LEAN_RULES.as_posix()) -> str:
 # --- the list, ready for a template ---------------------------------------------------------
 
 
+def _lean_pieces(rule: Rule, text: str | None, where: str) -> tuple[list[dict], str]:
+    """The rule's Lean declarations from ``text``; a declaration that the model as verified
+    does not have (it was renamed since) is said, not invented. No text: none are shown."""
+    if text is None:
+        return [], "The Lean model's source is not part of this build."
+    pieces, absent = [], []
+    for name in rule.lean:
+        try:
+            pieces.append({"label": f"{where} · {name}", "code": lean_code(name, text, where)})
+        except HarnessError:
+            if where == LEAN_RULES.as_posix():
+                raise  # the repository's own model must have every declaration named
+            absent.append(name)
+    note = f"Not in the model as verified: {', '.join(absent)}." if absent else ""
+    return pieces, note
+
+
 def rule_list(lean_text: str | None, root: Path = REPO, lean_where: str | None = None) -> list:
     """Every rule with its code: Python from ``root``, Lean from ``lean_text`` (the model as
     verified, when the run kept a copy) or, when None, from the repository's Rules.lean."""
     where = lean_where or LEAN_RULES.as_posix()
-    if lean_text is None:
+    if lean_text is None and (root / LEAN_RULES).is_file():
         lean_text = _read(root, LEAN_RULES)
     out = []
     for rule in RULES:
+        lean, missing = _lean_pieces(rule, lean_text, where)
         out.append(
             {
                 "id": rule.id,
@@ -342,11 +360,8 @@ def rule_list(lean_text: str | None, root: Path = REPO, lean_where: str | None =
                 "summary": rule.summary,
                 "branches": list(rule.branches),
                 "python": [{"label": r.label, "code": python_code(r, root)} for r in rule.python],
-                "lean": [
-                    {"label": f"{where} · {n}", "code": lean_code(n, lean_text, where)}
-                    for n in rule.lean
-                ],
-                "lean_note": rule.lean_note,
+                "lean": lean,
+                "lean_note": rule.lean_note or missing,
             }
         )
     return out

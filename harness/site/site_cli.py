@@ -20,9 +20,11 @@ def register_site(subparsers: argparse._SubParsersAction) -> None:
             "Build the static site into DIR: plain files for any static file server, "
             "nothing fetched from the network at run time. An earlier build in DIR is "
             "replaced whole; a non-empty folder that is not such a build is refused. "
-            "Results come from the signed manifests in MANIFESTS, the verified runs in FROM "
-            "(the certificate each replay is derived from) and the sealed archives in DIST; "
-            "whatever is missing, the pages say so."
+            "whatever is missing, the pages say so. By default only what is published: the "
+            "signed manifests in MANIFESTS, the sealed archives in MANIFESTS/archives (each "
+            "replay's certificate is read from its archive) and the publisher keys in "
+            "MANIFESTS/keys. With --include-local, the runs in FROM and the archives in DIST "
+            "are shown too, each marked as a local run."
         ),
     )
     parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="output folder")
@@ -31,7 +33,8 @@ def register_site(subparsers: argparse._SubParsersAction) -> None:
         dest="from_dir",
         type=Path,
         metavar="DIR",
-        help=f"verified runs, as `verify --work` writes them (default {DEFAULT_FROM})",
+        help=f"with --include-local: your runs, as `verify --work` writes them (default "
+        f"{DEFAULT_FROM})",
     )
     parser.add_argument(
         "--manifests",
@@ -43,13 +46,20 @@ def register_site(subparsers: argparse._SubParsersAction) -> None:
         "--dist",
         type=Path,
         metavar="DIR",
-        help=f"sealed archives, as `seal` writes them (default {DEFAULT_DIST})",
+        help=f"with --include-local: your sealed archives, as `seal` writes them (default "
+        f"{DEFAULT_DIST})",
     )
     parser.add_argument(
         "--key",
         type=Path,
         metavar="PUB",
-        help="publisher's public key: check every manifest's signature before publishing it",
+        help="a public key every published manifest must verify with (default: each is "
+        "checked with the key in MANIFESTS/keys that its signer names)",
+    )
+    parser.add_argument(
+        "--include-local",
+        action="store_true",
+        help="also show your own runs (FROM, DIST), each marked as a local run",
     )
     parser.set_defaults(func=_run)
 
@@ -74,11 +84,14 @@ def _run(args: argparse.Namespace) -> int:
             public = load_public(args.key)
         except (OSError, ValueError) as exc:
             raise HarnessError(f"site: --key: {exc}") from None  # exc names the file
+    if not args.include_local and (args.from_dir or args.dist):
+        raise HarnessError("site: --from and --dist name local runs; add --include-local")
     sources = Sources(
-        from_dir=_folder(args.from_dir, DEFAULT_FROM, "--from"),
+        from_dir=_folder(args.from_dir, DEFAULT_FROM, "--from") if args.include_local else None,
         manifests_dir=_folder(args.manifests, DEFAULT_MANIFESTS, "--manifests"),
-        dist_dir=_folder(args.dist, DEFAULT_DIST, "--dist"),
+        dist_dir=_folder(args.dist, DEFAULT_DIST, "--dist") if args.include_local else None,
         public_key=public,
+        include_local=args.include_local,
     )
     files = build_site(args.out, sources=sources)
     print(f"site: wrote {len(files)} files to {args.out}")

@@ -59,7 +59,9 @@ def test_every_replayed_step_matches_the_python_engine(published_page, verified_
     data = open_replay(page, verified_run.won)
     actions = [s["action"] for s in data["steps"]]
     rs, frames = python_line(verified_run.won, actions)
-    assert shown(page) == frames[0][0] and step_index(page) == 0
+    # The page opens on the poster, the line's last frame; a step starts from the first.
+    assert shown(page) == frames[-1][0] and step_index(page) == 0
+    assert page.get_attribute("#replay-board", "data-poster") == "true"
     for k in range(1, len(frames)):
         page.keyboard.press("ArrowRight")
         assert step_index(page) == k
@@ -158,7 +160,7 @@ def test_screenshots_of_each_page(published_page, verified_run, screenshot_dir):
     page.goto(f"{page.site_url}index.html")
     page.screenshot(path=str(screenshot_dir / "index.png"), full_page=True)
     page.goto(f"{page.site_url}results.html")
-    assert page.locator("#results-table tbody tr").count() == 2
+    assert page.locator("#results-table tbody tr").count() == 1  # published only
     page.screenshot(path=str(screenshot_dir / "results.png"), full_page=True)
     page.goto(f"{page.site_url}rules.html")
     page.screenshot(path=str(screenshot_dir / "rules.png"), full_page=True)

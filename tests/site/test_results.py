@@ -80,33 +80,68 @@ def replay_data(site: Path, ruleset: str) -> dict:
 # --- the results table -----------------------------------------------------------------------
 
 
+def _rows(html_path: Path) -> dict[tuple[str, str], dict]:
+    tree = parse(html_path)
+    return {
+        (a["data-ruleset"], a["data-origin"]): a
+        for t, a in tree.elements
+        if t == "tr" and "data-ruleset" in a
+    }
+
+
+def _row(html: str, ruleset: str, origin: str) -> str:
+    row = html[html.index(f'data-ruleset="{ruleset}" data-status') :]
+    while f'data-origin="{origin}"' not in row[: row.index(">")]:
+        row = row[1:]
+        row = row[row.index(f'data-ruleset="{ruleset}" data-status') :]
+    return row[: row.index("</tr>")]
+
+
 def test_results_table_reads_the_manifests(published_site, verified_run):
+    """By default only what is published: the failed local run is not listed."""
     doc = verified_run.manifest
-    tree = parse(published_site / "results.html")
-    rows = {a["data-ruleset"]: a for t, a in tree.elements if t == "tr" and "data-ruleset" in a}
-    assert set(rows) == {verified_run.won, verified_run.drawn}
+    rows = _rows(published_site / "results.html")
+    assert set(rows) == {(verified_run.won, "published")}
     expected = {"PASS": "proved", "INCOMPLETE": "certified"}[doc["verdict"]]
-    assert rows[verified_run.won]["data-status"] == expected
-    assert rows[verified_run.drawn]["data-status"] == "open"
+    assert rows[(verified_run.won, "published")]["data-status"] == expected
     html = (published_site / "results.html").read_text()
-    row = html[html.index(f'data-ruleset="{verified_run.won}"') :]
-    row = row[: row.index("</tr>")]
+    row = _row(html, verified_run.won, "published")
     assert f'<span data-field="plies">{doc["result"]["plies"]}</span>' in row
     assert f'<span data-field="entries">{doc["certificate"]["entries"]}</span>' in row
-    assert f"replay-{verified_run.won}.html" in row
+    assert f"replay-{verified_run.won}.html" in row and "local run" not in row
+    # Manifests are published beside the pages, byte for byte, with the publisher key.
+    copied = published_site / "results" / verified_run.won / "manifest.yaml"
+    assert copied.read_bytes() == (verified_run.manifests / f"{verified_run.won}.yaml").read_bytes()
+    keys = list((published_site / "keys").glob("*.pub"))
+    assert [k.read_bytes() for k in keys] == [verified_run.public.read_bytes()]
+    assert f'href="keys/{keys[0].name}"' in html
+
+
+def test_local_runs_are_shown_only_when_asked_and_marked(tmp_path, verified_run):
+    out = tmp_path / "site"
+    build_site(out, sources=verified_run.sources(include_local=True))
+    rows = _rows(out / "results.html")
+    assert set(rows) == {
+        (verified_run.won, "published"),
+        (verified_run.won, "local"),
+        (verified_run.drawn, "local"),
+    }
+    assert rows[(verified_run.drawn, "local")]["data-status"] == "open"
+    html = (out / "results.html").read_text()
     # The open row says where the run stopped, as its signed record does.
     failed = yaml.safe_load(
         (verified_run.work / f"{verified_run.drawn}.partial" / "manifest.yaml").read_text()
     )
     step = next(s for s in failed["steps"] if s["status"] == "failed")
-    open_row = html[html.index(f'data-ruleset="{verified_run.drawn}"') :]
-    open_row = open_row[: open_row.index("</tr>")]
-    assert f"<code>{step['step']}</code>" in open_row
-    assert "no forced win" in open_row
-    assert "Replay" not in open_row  # nothing proved, nothing to replay
-    # Manifests are published beside the pages, byte for byte.
-    copied = published_site / "results" / verified_run.won / "manifest.yaml"
-    assert copied.read_bytes() == (verified_run.manifests / f"{verified_run.won}.yaml").read_bytes()
+    open_row = _row(html, verified_run.drawn, "local")
+    assert f"<code>{step['step']}</code>" in open_row and "no forced win" in open_row
+    assert "Replay" not in open_row and "local run" in open_row
+    local_row = _row(html, verified_run.won, "local")
+    assert "local run" in local_row and f"replay-local-{verified_run.won}.html" in local_row
+    local_page = out / f"replay-local-{verified_run.won}.html"
+    assert "not a published result" in parse(local_page).text_by_id["local-note"]
+    index = (out / "index.html").read_text()
+    assert index.count("local run") == 2
 
 
 def test_nothing_published_says_so(built_site):
@@ -193,19 +228,64 @@ def test_replay_page_proof_and_check_it_yourself(published_site, verified_run):
     assert text["rerun-command"] == doc["check"]["command"]
     assert text["expected-output"] == doc["check"]["expected_output"]
     figures = page.read_text()
-    assert f'<td data-field="positions">{doc["result"]["positions"]}</td>' in figures
+    assert f'<td data-field="positions">{doc["result"]["positions"]:,}</td>' in figures
     assert "signature verified at build time" in figures
+    # The archive's size in binary units, and the publisher key linked from here.
+    size = len(data) / 1024
+    assert f"{size:.1f} KiB · " in figures
+    assert 'class="publisher-key" href="keys/' in figures
+    # Plain words for visitors: no tool's error text.
+    assert "PATH" not in text["what-is-checked"] and "elan" not in text["lead"]
+    assert "Not checked yet" in text["what-is-checked"] or doc["lean"]["status"] == "passed"
+    # How it plays, before the rules in code, as the seed pages have it.
+    html = page.read_text()
+    assert html.index('id="how-it-plays"') < html.index('id="rule-list"')
+
+
+def _manifests_copy(tmp_path: Path, verified_run, archives: bool) -> Path:
+    folder = tmp_path / "manifests"
+    shutil.copytree(verified_run.manifests, folder)
+    if not archives:
+        shutil.rmtree(folder / "archives")
+    return folder
 
 
 def test_missing_artifacts_are_reported(tmp_path, verified_run):
-    # Manifests only: no run folder, no archive.
+    # Manifests only: no archive, so no certificate to replay.
     out = tmp_path / "only-manifests"
-    build_site(out, sources=verified_run.sources(from_dir=None, dist_dir=None))
+    manifests = _manifests_copy(tmp_path, verified_run, archives=False)
+    build_site(out, sources=verified_run.sources(manifests_dir=manifests))
     tree = parse(replay_file(out, verified_run.won))
     assert "cannot be shown" in tree.text_by_id["no-replay"]
     assert "no-archive" in tree.text_by_id
     assert "archive-link" not in tree.text_by_id
     assert "replay-data" not in replay_file(out, verified_run.won).read_text()
+
+
+def test_the_replay_comes_from_the_archive_alone(tmp_path, verified_run):
+    """No run folder at all: the certificate is read out of the published archive."""
+    out = tmp_path / "site"
+    build_site(out, sources=verified_run.sources(from_dir=None, dist_dir=None))
+    assert replay_data(out, verified_run.won)["steps"]
+    assert "(as verified)" in replay_file(out, verified_run.won).read_text()
+
+
+def test_an_archive_member_that_changed_is_not_used(tmp_path, verified_run):
+    import zipfile
+
+    manifests = _manifests_copy(tmp_path, verified_run, archives=True)
+    (zip_path,) = (manifests / "archives").glob("*.zip")
+    with zipfile.ZipFile(zip_path) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    shard = next(n for n in members if "/certificate/shard-" in n)
+    members[shard] = members[shard] + b"\0"
+    with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for n, d in members.items():
+            zf.writestr(n, d)
+    out = tmp_path / "site"
+    build_site(out, sources=verified_run.sources(manifests_dir=manifests))
+    text = parse(replay_file(out, verified_run.won)).text_by_id["no-replay"]
+    assert "SHA-256 differs from the published manifest" in text
 
 
 def test_a_run_folder_that_changed_is_not_used(tmp_path, verified_run):
@@ -214,17 +294,18 @@ def test_a_run_folder_that_changed_is_not_used(tmp_path, verified_run):
     shard = sorted((work / verified_run.won / "certificate").glob("shard-*.jsonl.gz"))[0]
     shard.write_bytes(shard.read_bytes() + b"\0")
     out = tmp_path / "site"
-    build_site(out, sources=verified_run.sources(from_dir=work))
-    text = parse(replay_file(out, verified_run.won)).text_by_id["no-replay"]
+    build_site(out, sources=verified_run.sources(from_dir=work, include_local=True))
+    page = out / f"replay-local-{verified_run.won}.html"
+    text = parse(page).text_by_id["no-replay"]
     assert "does not match the manifest" in text and shard.name in text
 
 
 def test_an_archive_of_another_result_is_not_published(tmp_path, verified_run):
-    dist = tmp_path / "dist"
-    dist.mkdir()
-    (dist / verified_run.archive.name).write_bytes(b"PK\x05\x06" + b"\0" * 18)  # empty zip
+    manifests = _manifests_copy(tmp_path, verified_run, archives=True)
+    (zip_path,) = (manifests / "archives").glob("*.zip")
+    zip_path.write_bytes(b"PK\x05\x06" + b"\0" * 18)  # an empty zip
     out = tmp_path / "site"
-    build_site(out, sources=verified_run.sources(dist_dir=dist))
+    build_site(out, sources=verified_run.sources(manifests_dir=manifests))
     tree = parse(replay_file(out, verified_run.won))
     assert "cannot be read" in tree.text_by_id["no-archive"]
     assert not list((out / "results").rglob("*.zip"))
@@ -240,7 +321,7 @@ def test_a_signature_from_another_key_stops_the_build(tmp_path, verified_run):
 def test_cli_names_a_missing_folder():
     done = subprocess.run(
         [sys.executable, "-m", "harness", "site", "--out", "/tmp/never-built",
-         "--from", "/nonexistent/verify"],
+         "--include-local", "--from", "/nonexistent/verify"],
         cwd=REPO, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 2
@@ -385,7 +466,9 @@ def test_an_open_attempt_published_under_manifests_open_is_listed_as_open(tmp_pa
         say=lambda line: None,
     ).run()
     assert report.verdict == "OPEN"
-    results = collect_results(tmp_path / "manifests", None, None, key.public)
+    from harness.site.artifacts import Sources
+
+    results = collect_results(Sources(manifests_dir=tmp_path / "manifests", public_key=key.public))
     assert [(r.ruleset, r.status, r.page) for r in results] == [(RULESET, "open", None)]
     assert results[0].failed_step["step"] == "certify"
     assert "budget exhausted" in results[0].failed_step["detail"]

@@ -252,7 +252,7 @@ function buildBoard() {
 function sizeBoard() {
   if (!state.rs) return;
   // Cells shrink on narrow screens so the whole board always fits without scrolling sideways.
-  const avail = Math.min(window.innerWidth - 72, 560);
+  const avail = Math.min(document.documentElement.clientWidth - 72, 560);
   const cell = Math.max(34, Math.min(72, Math.floor(avail / state.rs.cols)));
   document.documentElement.style.setProperty("--cell", `${cell}px`);
 }
@@ -296,8 +296,12 @@ function canPlaceAt(sq) {
 }
 
 /** Draw a board array (the position, or a mid-animation snapshot) and the markers. */
-function drawBoard(boardArray, { lines = [], dests = [], landed = null, from = null } = {}) {
+function drawBoard(
+  boardArray,
+  { lines = [], dests = [], landed = null, from = null, pushed = [] } = {},
+) {
   const inLine = new Set(lines.flatMap((l) => l.squares));
+  const pushedSet = new Set(pushed);
   const destSet = new Set(dests);
   for (const cell of cells()) {
     const sq = Number(cell.dataset.index);
@@ -314,9 +318,16 @@ function drawBoard(boardArray, { lines = [], dests = [], landed = null, from = n
     cell.classList.toggle("selected", state.selected === sq);
     cell.classList.toggle("landed", landed === sq);
     cell.classList.toggle("vacated", from !== null && from === sq && landed !== sq);
+    cell.classList.toggle("pushed", pushedSet.has(sq) && !!v);
     cell.tabIndex = sq === state.focus ? 0 : -1;
     const who = v ? `${P.PLAYERS[v - 1]} checker` : "empty";
-    const extra = destSet.has(sq) ? ", legal destination" : inLine.has(sq) ? ", in a line" : "";
+    const extra = destSet.has(sq)
+      ? ", legal destination"
+      : inLine.has(sq)
+        ? ", in a line"
+        : pushedSet.has(sq) && v
+          ? ", just pushed"
+          : "";
     cell.setAttribute("aria-label", `${cell.dataset.square}, ${who}${extra}`);
   }
 }
@@ -335,6 +346,8 @@ function render() {
     dests: state.selected !== null ? destinationsOf(state.selected) : [],
     landed: last ? last.landed : null,
     from: last ? last.from : null,
+    // After the pop, the checkers it pushed stay marked until the next turn.
+    pushed: last && last.pops ? last.pops.filter((p) => p.kind === "push").map((p) => p.to) : [],
   });
   renderBins();
   renderStatus();
@@ -840,9 +853,9 @@ function onPointerDown(e) {
   const binChecker = e.target.closest("[data-bin-checker]");
   const cell = e.target.closest("#board .sq");
   if (!binChecker && !cell) return;
-  // Decide from the game, not from the drawing: during a pop animation a checker may still be
-  // drawn on its way to the square that now holds it.
-  finishAnimation();
+  // Nothing is redrawn here: a redraw between pointerdown and click could take the element
+  // under the pointer away, and the browser would drop the click. The game, not the drawing,
+  // decides what may be dragged; a running animation is finished when a drag really starts.
   let from = null;
   let dests;
   if (binChecker) {
@@ -854,9 +867,6 @@ function onPointerDown(e) {
     dests = destinationsOf(from);
   }
   if (!dests.length) return;
-  const source = binChecker
-    ? $(`bin-${P.PLAYERS[state.game.position.toMove]}`).querySelector("[data-bin-checker]")
-    : cell.querySelector(".checker");
   state.drag = {
     from,
     dests,
@@ -865,7 +875,7 @@ function onPointerDown(e) {
     startY: e.clientY,
     ghost: null,
     moved: false,
-    source,
+    fromBin: !!binChecker,
   };
   document.addEventListener("pointermove", onPointerMove);
   document.addEventListener("pointerup", onPointerUp);
@@ -879,6 +889,10 @@ function onPointerMove(e) {
   if (!d.moved && Math.hypot(e.clientX - d.startX, e.clientY - d.startY) < 5) return;
   if (!d.moved) {
     d.moved = true;
+    finishAnimation(); // a drag starts: the board must show the position, not a pop in flight
+    d.source = d.fromBin
+      ? $(`bin-${P.PLAYERS[d.player]}`).querySelector("[data-bin-checker]")
+      : cellAt(d.from)?.querySelector(".checker");
     d.ghost = checkerElement(d.player);
     d.ghost.classList.add("ghost");
     document.body.append(d.ghost);

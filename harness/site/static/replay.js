@@ -36,7 +36,9 @@ let problem = null;
   }
 }
 
-const state = { index: 0, timer: null, speed: 2 };
+// The page opens on a poster: the line's last frame (the win), until a control is used; then
+// the replay runs from the first position.
+const state = { index: 0, timer: null, speed: 2, poster: frames.length > 1 };
 const board = $("replay-board");
 
 function cell(sq) {
@@ -44,12 +46,15 @@ function cell(sq) {
 }
 
 function draw() {
-  const k = state.index;
+  const last = frames.length - 1;
+  const k = state.poster ? last : state.index;
   const frame = frames[k];
   const pos = frame.position;
   const before = k > 0 ? frames[k - 1].position : null;
   const out = frame.outcome;
   const inLine = new Set(out ? out.lines.flatMap((l) => l.squares) : []);
+  // Checkers the pop pushed keep a mark once the step is shown.
+  const pushed = new Set(out ? out.pops.filter((p) => p.kind === "push").map((p) => p.to) : []);
   for (const el of board.querySelectorAll(".sq")) {
     const sq = Number(el.dataset.index);
     const v = pos.board[sq];
@@ -64,20 +69,28 @@ function draw() {
     el.classList.toggle("from", !!frame.action && frame.action.from === sq);
     el.classList.toggle("changed", !!before && before.board[sq] !== v);
     el.classList.toggle("in-line", inLine.has(sq));
-    el.setAttribute("aria-label", `${el.dataset.square}, ${v ? `${P.PLAYERS[v - 1]} checker` : "empty"}`);
+    el.classList.toggle("pushed", pushed.has(sq) && !!v);
   }
   board.dataset.position = P.formatPosition(rs, pos);
-  board.dataset.step = String(k);
-  $("rp-counter").textContent = `Step ${k} of ${frames.length - 1}`;
+  board.dataset.step = String(state.index);
+  board.dataset.poster = state.poster ? "true" : "false";
+  board.classList.toggle("poster", state.poster);
+  board.setAttribute(
+    "aria-label",
+    `${state.poster ? "The end of the line" : `Board after step ${k}`}: ${P.formatPosition(rs, pos)}`,
+  );
+  $("rp-counter").textContent = state.poster
+    ? `The end of the line, step ${last} of ${last}. Press Play to watch it from the first position.`
+    : `Step ${k} of ${last}`;
   $("rp-bins").textContent = `x's bin: ${pos.bins[0]} · o's bin: ${pos.bins[1]}`;
   explain(frame, k);
   for (const b of document.querySelectorAll("#rp-line button")) {
     b.classList.toggle("current", Number(b.dataset.goto) === k);
   }
-  $("rp-prev").disabled = k === 0;
-  $("rp-first").disabled = k === 0;
-  $("rp-next").disabled = k === frames.length - 1;
-  $("rp-last").disabled = k === frames.length - 1;
+  $("rp-prev").disabled = state.index === 0;
+  $("rp-first").disabled = state.index === 0;
+  $("rp-next").disabled = state.index === last;
+  $("rp-last").disabled = !state.poster && state.index === last;
 }
 
 const BRANCH_ORDER = (b) =>
@@ -127,6 +140,7 @@ function explain(frame, k) {
 }
 
 function go(k) {
+  state.poster = false;
   state.index = Math.max(0, Math.min(frames.length - 1, k));
   draw();
 }
@@ -139,7 +153,8 @@ function stop() {
 }
 
 function start() {
-  if (state.index === frames.length - 1) go(0); // Play at the end starts again
+  // Play from the poster, or at the end, starts from the first position.
+  if (state.poster || state.index === frames.length - 1) go(0);
   stop();
   $("rp-play").textContent = "Pause";
   $("rp-play").setAttribute("aria-pressed", "true");
@@ -227,7 +242,7 @@ function init() {
   }
   document.addEventListener("keydown", onKey);
   document.documentElement.style.setProperty("--board-cols", rs.cols);
-  const size = Math.max(40, Math.min(72, Math.floor(Math.min(window.innerWidth - 80, 420) / rs.cols)));
+  const size = Math.max(40, Math.min(72, Math.floor(Math.min(document.documentElement.clientWidth - 80, 420) / rs.cols)));
   document.documentElement.style.setProperty("--cell", `${size}px`);
   draw();
 }
