@@ -96,7 +96,7 @@ def test_the_site_builds_from_an_installed_wheel(clone, tmp_path):
     target, env = clone
     wheels = tmp_path / "wheels"
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
          "--wheel-dir", str(wheels), str(target)],
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
