@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+from html import escape as html_escape
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -134,7 +135,8 @@ def test_local_runs_are_shown_only_when_asked_and_marked(tmp_path, verified_run)
     )
     step = next(s for s in failed["steps"] if s["status"] == "failed")
     open_row = _row(html, verified_run.drawn, "local")
-    assert f"<code>{step['step']}</code>" in open_row and "no forced win" in open_row
+    assert f"<code>{step['step']}</code>" in open_row
+    assert html_escape(step["detail"])[:40] in open_row
     assert "Replay" not in open_row and "local run" in open_row
     local_row = _row(html, verified_run.won, "local")
     assert "local run" in local_row and f"replay-local-{verified_run.won}.html" in local_row
