@@ -225,7 +225,8 @@ class Pipeline:
         self.budget = budget
         self.key = key
         self.runner = runner or HarnessRunner()
-        self.work_root = Path(work_root)
+        # Absolute: the stages run in the repository, whatever folder verify was started in.
+        self.work_root = Path(work_root).absolute()
         self.manifests = Path(manifests)
         self.lean_project = Path(lean_project)
         self.lean = lean or LeanOptions()

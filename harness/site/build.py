@@ -412,7 +412,15 @@ def replay_page(r: Result) -> Page:
     line = None
     lean_text = None
     lean_where = None
-    if r.work is not None:
+    winner = (r.manifest.get("certificate") or {}).get("winner")
+    if r.work is not None and winner not in ("x", "o"):
+        # A draw's certificate (non-win sets) proves that no side can force a win: there is
+        # no single line to replay.
+        r.notes.append(
+            "a draw has no winning line to replay; the certificate shows that "
+            "neither side can force a win"
+        )
+    if r.work is not None and winner in ("x", "o"):
         line = [s.as_json() for s in certified_line(rs, r.work / "certificate")]
         verified = r.work / "lean" / "Pop" / "Rules.lean"
         if verified.is_file():

@@ -40,7 +40,8 @@ SCREENSHOTS = REPO / "out" / "screenshots"
 
 
 WON = "pop1-3x3-c3-torus-continue-binempty-king-nozero-nojump"  # x wins in 7 plies
-DRAWN = "pop1-3x4-c3-torus-continue-binempty-king-nozero-nojump"  # a draw: certify fails
+DRAWN = "pop1-3x4-c3-torus-continue-binempty-king-nozero-nojump"  # a draw, certified
+FAILED_LOCAL = "pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump"  # the stand-in's
 
 
 @pytest.fixture(scope="session")
@@ -117,7 +118,23 @@ def verified_run(tmp_path_factory) -> VerifiedRun:
     common.append("--publish")
     # Exit 3: everything passed but Lean could not run here; 0 where a toolchain exists.
     _harness("verify", WON, *common, ok=(0, 3))
-    _harness("verify", DRAWN, *common, ok=(1,))
+    # A draw is certified too (non-win sets), and published; it has no line to replay.
+    _harness("verify", DRAWN, *common, ok=(0, 3))
+    # A local run that failed (stand-in stages told to fail at certify), never published.
+    from harness.manifest.keys import load_private as _load
+    from harness.manifest.pipeline import Pipeline
+    from tests.manifest.standin import RULESET as FAILED
+    from tests.manifest.standin import StandIn, tiny_lean_project
+
+    Pipeline(
+        FAILED,
+        _load(key),
+        runner=StandIn(fail="certify"),
+        work_root=run.work,
+        manifests=root / "unused",
+        lean_project=tiny_lean_project(root / "lean-src"),
+        say=lambda line: None,
+    ).run()
     _harness(
         "seal", WON, "--work", str(run.work / WON),
         "--key", str(key), "--out", str(run.archive),

@@ -160,7 +160,7 @@ def test_screenshots_of_each_page(published_page, verified_run, screenshot_dir):
     page.goto(f"{page.site_url}index.html")
     page.screenshot(path=str(screenshot_dir / "index.png"), full_page=True)
     page.goto(f"{page.site_url}results.html")
-    assert page.locator("#results-table tbody tr").count() == 1  # published only
+    assert page.locator("#results-table tbody tr").count() == 2  # published only
     page.screenshot(path=str(screenshot_dir / "results.png"), full_page=True)
     page.goto(f"{page.site_url}rules.html")
     page.screenshot(path=str(screenshot_dir / "rules.png"), full_page=True)

@@ -102,7 +102,7 @@ def test_results_table_reads_the_manifests(published_site, verified_run):
     """By default only what is published: the failed local run is not listed."""
     doc = verified_run.manifest
     rows = _rows(published_site / "results.html")
-    assert set(rows) == {(verified_run.won, "published")}
+    assert set(rows) == {(verified_run.won, "published"), (verified_run.drawn, "published")}
     expected = {"PASS": "proved", "INCOMPLETE": "certified"}[doc["verdict"]]
     assert rows[(verified_run.won, "published")]["data-status"] == expected
     html = (published_site / "results.html").read_text()
@@ -122,19 +122,23 @@ def test_local_runs_are_shown_only_when_asked_and_marked(tmp_path, verified_run)
     out = tmp_path / "site"
     build_site(out, sources=verified_run.sources(include_local=True))
     rows = _rows(out / "results.html")
+    from .conftest import FAILED_LOCAL
+
     assert set(rows) == {
         (verified_run.won, "published"),
+        (verified_run.drawn, "published"),
         (verified_run.won, "local"),
         (verified_run.drawn, "local"),
+        (FAILED_LOCAL, "local"),
     }
-    assert rows[(verified_run.drawn, "local")]["data-status"] == "open"
+    assert rows[(FAILED_LOCAL, "local")]["data-status"] == "open"
     html = (out / "results.html").read_text()
     # The open row says where the run stopped, as its signed record does.
     failed = yaml.safe_load(
-        (verified_run.work / f"{verified_run.drawn}.partial" / "manifest.yaml").read_text()
+        (verified_run.work / f"{FAILED_LOCAL}.partial" / "manifest.yaml").read_text()
     )
     step = next(s for s in failed["steps"] if s["status"] == "failed")
-    open_row = _row(html, verified_run.drawn, "local")
+    open_row = _row(html, FAILED_LOCAL, "local")
     assert f"<code>{step['step']}</code>" in open_row
     assert html_escape(step["detail"])[:40] in open_row
     assert "Replay" not in open_row and "local run" in open_row
@@ -143,7 +147,10 @@ def test_local_runs_are_shown_only_when_asked_and_marked(tmp_path, verified_run)
     local_page = out / f"replay-local-{verified_run.won}.html"
     assert "not a published result" in parse(local_page).text_by_id["local-note"]
     index = (out / "index.html").read_text()
-    assert index.count("local run") == 2
+    assert index.count("local run") == 3
+    # A published draw has its page, without a line to replay.
+    draw = parse(replay_file(out, verified_run.drawn)).text_by_id
+    assert "no winning line" in draw["no-replay"] and "A draw" in draw["lead"]
 
 
 def test_nothing_published_says_so(built_site):
@@ -276,7 +283,7 @@ def test_an_archive_member_that_changed_is_not_used(tmp_path, verified_run):
     import zipfile
 
     manifests = _manifests_copy(tmp_path, verified_run, archives=True)
-    (zip_path,) = (manifests / "archives").glob("*.zip")
+    (zip_path,) = (manifests / "archives").glob(f"{verified_run.won}-*.zip")
     with zipfile.ZipFile(zip_path) as zf:
         members = {n: zf.read(n) for n in zf.namelist()}
     shard = next(n for n in members if "/certificate/shard-" in n)
@@ -304,13 +311,13 @@ def test_a_run_folder_that_changed_is_not_used(tmp_path, verified_run):
 
 def test_an_archive_of_another_result_is_not_published(tmp_path, verified_run):
     manifests = _manifests_copy(tmp_path, verified_run, archives=True)
-    (zip_path,) = (manifests / "archives").glob("*.zip")
+    (zip_path,) = (manifests / "archives").glob(f"{verified_run.won}-*.zip")
     zip_path.write_bytes(b"PK\x05\x06" + b"\0" * 18)  # an empty zip
     out = tmp_path / "site"
     build_site(out, sources=verified_run.sources(manifests_dir=manifests))
     tree = parse(replay_file(out, verified_run.won))
     assert "cannot be read" in tree.text_by_id["no-archive"]
-    assert not list((out / "results").rglob("*.zip"))
+    assert not list((out / "results" / verified_run.won).rglob("*.zip"))
 
 
 def test_a_signature_from_another_key_stops_the_build(tmp_path, verified_run):
