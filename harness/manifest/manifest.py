@@ -45,7 +45,7 @@ from harness.manifest.keys import SigningKey
 FORMAT = "pop-harness/manifest/1"
 YAML_SUFFIX = ".yaml"
 ENVELOPE_SUFFIX = ".dsse.json"
-KINDS = ("verify", "seal", "audit")
+KINDS = ("verify", "seal", "audit", "results")  # results: the signed table of `results`
 
 
 class ManifestError(ValueError):

@@ -22,11 +22,15 @@ from pathlib import Path
 import jinja2
 
 from harness.atomic import staging_dir
+from harness.cert.nonwin_format import FORMAT as NONWIN_FORMAT
+from harness.cert.nonwin_format import index_format
 from harness.cli import HarnessError
 from harness.rules import RESEARCH_RULESET
 from harness.rules.ruleset import Ruleset
 from harness.site import codeview, diagrams
 from harness.site.artifacts import Result, collect_results
+from harness.site.draw_line import draw_line
+from harness.site.grid import results_grids
 from harness.site.replay import certified_line
 from harness.site.solved import SOLVED_RULESETS, SolvedTable, build_tables, index_json
 
@@ -131,6 +135,7 @@ def render_pages(
         "default_ruleset": RESEARCH_RULESET.id,
         "solved_index": "{}",
         "results": [],
+        "grids": [],
         **(extra or {}),
     }
     out: dict[str, str] = {}
@@ -180,6 +185,7 @@ def build_site(
         "solved_index": index_json(tables),
         "solved": [t.meta for t in tables],
         "results": [result_summary(r) for r in results],
+        "grids": results_grids(sources.manifests_dir, {r.ruleset for r in results}),
         "sources": {
             "from_dir": str(sources.from_dir) if sources.from_dir else None,
             "manifests_dir": str(sources.manifests_dir) if sources.manifests_dir else None,
@@ -341,7 +347,9 @@ def replay_page(r: Result) -> Page:
     lean_text = None
     lean_where = None
     if r.work is not None:
-        line = [s.as_json() for s in certified_line(rs, r.work / "certificate")]
+        cert = r.work / "certificate"
+        draw = index_format(cert) == NONWIN_FORMAT
+        line = [s.as_json() for s in (draw_line if draw else certified_line)(rs, cert)]
         verified = r.work / "lean" / "Pop" / "Rules.lean"
         if verified.is_file():
             # The model as it was verified, not as the repository has it today.

@@ -5,7 +5,7 @@ Python; they are skipped, with the reason, when either is missing.
 
 ``verified_run`` makes real artifacts the way a user would, with the harness's own commands
 in a temporary folder: a signing key, ``verify`` of a tiny research-family ruleset (x wins;
-seconds), ``seal`` of it, and ``verify`` of a drawn one (which fails at ``certify``, leaving
+seconds), ``seal`` of it, and ``verify`` of a drawn one (certified by two non-win sets), one with a 1 s budget (open, leaving
 the signed record of an open result). ``published_site`` is the site built from them.
 """
 
@@ -40,7 +40,8 @@ SCREENSHOTS = REPO / "out" / "screenshots"
 
 
 WON = "pop1-3x3-c3-torus-continue-binempty-king-nozero-nojump"  # x wins in 7 plies
-DRAWN = "pop1-3x4-c3-torus-continue-binempty-king-nozero-nojump"  # a draw: certify fails
+DRAWN = "pop1-3x4-c3-torus-continue-binempty-king-nozero-nojump"  # a draw: two non-win sets
+OPENED = "pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump"  # with --budget 1: open
 
 
 @pytest.fixture(scope="session")
@@ -60,6 +61,7 @@ class VerifiedRun:
     dist: Path
     won: str
     drawn: str
+    opened: str
 
     @property
     def manifest(self) -> dict:
@@ -103,7 +105,7 @@ def verified_run(tmp_path_factory) -> VerifiedRun:
     key = root / "keys" / "signing-key.pem"
     run = VerifiedRun(
         root, key, Path(f"{key}.pub"), root / "verify", root / "manifests", root / "dist",
-        WON, DRAWN,
+        WON, DRAWN, OPENED,
     )  # fmt: skip
     _harness("keys", "generate", "--key", str(key))
     # The test key is the project key of these manifests: its public half in keys/.
@@ -117,7 +119,8 @@ def verified_run(tmp_path_factory) -> VerifiedRun:
     common.append("--publish")
     # Exit 3: everything passed but Lean could not run here; 0 where a toolchain exists.
     _harness("verify", WON, *common, ok=(0, 3))
-    _harness("verify", DRAWN, *common, ok=(1,))
+    _harness("verify", DRAWN, *common, ok=(0, 3))
+    _harness("verify", OPENED, *common, "--budget", "1", ok=(5,))
     _harness(
         "seal", WON, "--work", str(run.work / WON),
         "--key", str(key), "--out", str(run.archive),

@@ -84,10 +84,11 @@ def test_results_table_reads_the_manifests(published_site, verified_run):
     doc = verified_run.manifest
     tree = parse(published_site / "results.html")
     rows = {a["data-ruleset"]: a for t, a in tree.elements if t == "tr" and "data-ruleset" in a}
-    assert set(rows) == {verified_run.won, verified_run.drawn}
+    assert set(rows) == {verified_run.won, verified_run.drawn, verified_run.opened}
     expected = {"PASS": "proved", "INCOMPLETE": "certified"}[doc["verdict"]]
     assert rows[verified_run.won]["data-status"] == expected
-    assert rows[verified_run.drawn]["data-status"] == "open"
+    assert rows[verified_run.drawn]["data-status"] == expected  # a draw is certified too
+    assert rows[verified_run.opened]["data-status"] == "open"
     html = (published_site / "results.html").read_text()
     row = html[html.index(f'data-ruleset="{verified_run.won}"') :]
     row = row[: row.index("</tr>")]
@@ -96,13 +97,16 @@ def test_results_table_reads_the_manifests(published_site, verified_run):
     assert f"replay-{verified_run.won}.html" in row
     # The open row says where the run stopped, as its signed record does.
     failed = yaml.safe_load(
-        (verified_run.work / f"{verified_run.drawn}.partial" / "manifest.yaml").read_text()
+        (verified_run.work / f"{verified_run.opened}.partial" / "manifest.yaml").read_text()
     )
-    step = next(s for s in failed["steps"] if s["status"] == "failed")
-    open_row = html[html.index(f'data-ruleset="{verified_run.drawn}"') :]
+    step = next(s for s in failed["steps"] if s["status"] in ("failed", "budget"))
+    open_row = html[html.index(f'data-ruleset="{verified_run.opened}"') :]
     open_row = open_row[: open_row.index("</tr>")]
     assert f"<code>{step['step']}</code>" in open_row
-    assert "no forced win" in open_row
+    assert "budget" in open_row
+    draw_row = html[html.index(f'data-ruleset="{verified_run.drawn}"') :]
+    draw_row = draw_row[: draw_row.index("</tr>")]
+    assert "draw" in draw_row and "(solver)" not in draw_row
     assert "Replay" not in open_row  # nothing proved, nothing to replay
     # Manifests are published beside the pages, byte for byte.
     copied = published_site / "results" / verified_run.won / "manifest.yaml"
@@ -390,3 +394,14 @@ def test_an_open_attempt_published_under_manifests_open_is_listed_as_open(tmp_pa
     assert results[0].failed_step["step"] == "certify"
     assert "budget exhausted" in results[0].failed_step["detail"]
     assert results[0].seconds_spent == pytest.approx(600.5, abs=1)
+
+
+def test_the_draw_has_a_replay_page_with_a_drawn_line_and_both_theorems(
+    published_site, verified_run
+):
+    page = (published_site / f"replay-{verified_run.drawn}.html").read_text()
+    assert "<strong>A draw</strong>" in page and "A drawn line" in page
+    assert "initial_draw" in page and "Side.x" in page and "Side.o" in page
+    data = json.loads(re.search(r'id="replay-data">(.*?)</script>', page, re.S).group(1))
+    assert data["steps"] and data["steps"][-1]["result"] == "draw"
+    assert all(s["result"] is None for s in data["steps"][:-1])
