@@ -5,11 +5,8 @@ From the initial position, with the reference engine, each player plays the acti
 By the sets' closure the line stays in both sets: where x is to move, every x action stays in
 "x cannot win" and x's named action stays in "o cannot win"; the same for o. So nobody wins:
 the line ends in a draw (both stuck, or lines for both) or in a repetition, which RULES.md
-scores as a draw. The build refuses to publish a line that ends otherwise.
-
->>> from harness.rules import Ruleset
->>> rs = Ruleset.from_id("pop1-3x4-c3-torus-continue-binempty-king-nozero-nojump")
->>> _last_result([])
+scores as a draw. The build refuses to publish a line that ends otherwise
+(tests/site/test_results.py builds one from a real 3x4 torus draw).
 """
 
 from __future__ import annotations
@@ -50,10 +47,6 @@ def _actions(rs: Ruleset, cert_dir: Path) -> dict[int, dict[Position, Action]]:
     return named
 
 
-def _last_result(steps: list[Step]) -> str | None:
-    return steps[-1].result if steps else None
-
-
 def draw_line(rs: Ruleset, cert_dir: Path | str) -> list[Step]:
     """The drawn line of the two non-win sets in ``cert_dir`` (see the module doc)."""
     named = _actions(rs, Path(cert_dir))
@@ -67,19 +60,7 @@ def draw_line(rs: Ruleset, cert_dir: Path | str) -> list[Step]:
             raise HarnessError(f"site: {rs.id}: no named action for {pos.text(rs)} on the line")
         action = sym.inverse().action(stored)
         out = apply_action(rs, pos, action, history)
-        steps.append(
-            Step(
-                ply=len(steps) + 1,
-                mover="xo"[pos.turn],
-                action=action.text(rs),
-                before=pos.text(rs),
-                after=out.next.text(rs),
-                result=out.result,
-                branches=tuple(sorted(out.branches)),
-                rank=None,
-                passed=out.passed,
-            )
-        )
+        steps.append(Step.played(rs, len(steps) + 1, pos, action, out, None))
         if out.result is not None:
             if out.result != "draw":
                 raise HarnessError(f"site: {rs.id}: the drawn line ends in a win for {out.result}")
