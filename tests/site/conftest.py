@@ -6,7 +6,8 @@ Python; they are skipped, with the reason, when either is missing.
 ``verified_run`` makes real artifacts the way a user would, with the harness's own commands
 in a temporary folder: a signing key, ``verify`` of a tiny research-family ruleset (x wins;
 seconds), ``seal`` of it, ``verify`` of a drawn one (certified by two non-win sets) and one
-with a 1 s budget (open, leaving the signed record of an open result). ``published_site`` is the site built from them.
+with a 1 s budget (open, leaving the signed record of an open result). ``published_site``
+is the site built from them.
 """
 
 from __future__ import annotations
