@@ -81,6 +81,9 @@ def audit(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON, default=False)
 def bench(session: nox.Session) -> None:
-    """Print the solver speed tables (pass --big for the 5x5 c4 strong solve)."""
+    """Print the solver speed tables (--big: the 5x5 c4 strong solve; --cluster: Dask)."""
     session.install("-e", ".")
+    if "--cluster" in session.posargs:  # Dask on 1 and 2 workers: overhead, split certify
+        session.run("python", "benchmarks/bench_cluster.py", *session.posargs)
+        return
     session.run("python", "benchmarks/bench_solver.py", *session.posargs)

@@ -112,10 +112,16 @@ def loads_json(text: str | bytes, *, max_depth: int = MAX_DEPTH) -> object:
     :class:`HugeNumber`. Malformed text raises ``json.JSONDecodeError`` as usual."""
     if isinstance(text, bytes):
         text = text.decode("utf-8")
+    check_depth(text, max_depth, "JSON")
+    return json.loads(text, parse_int=_parse_int)
+
+
+def check_depth(text: str, max_depth: int = MAX_DEPTH, what: str = "JSON") -> None:
+    """:class:`TooDeepError` if the brackets of ``text`` nest deeper than ``max_depth`` (also
+    a guard before a YAML parser, which recurses, and slowly, on flow-style nesting)."""
     # At most one bracket per level: a text with few brackets needs no scan.
     if text.count("[") + text.count("{") > max_depth and nesting_depth(text) > max_depth:
-        raise TooDeepError(f"JSON nested deeper than {max_depth} levels")
-    return json.loads(text, parse_int=_parse_int)
+        raise TooDeepError(f"{what} nested deeper than {max_depth} levels")
 
 
 def bounded_lines(stream: IO[bytes], max_bytes: int = MAX_LINE) -> Iterator[str]:

@@ -42,8 +42,10 @@ import yaml
 
 from harness.atomic import staging_dir
 from harness.bounded import (
+    TooDeepError,
     TooLongError,
     UnsafeFileError,
+    check_depth,
     clip,
     gunzip_lines,
     loads_json,
@@ -171,7 +173,10 @@ def load_index_yaml(path: Path) -> object:
     except (OSError, UnicodeDecodeError, TooLongError) as exc:
         raise CertificateError(f"{path}: cannot read ({exc})") from exc
     try:
+        check_depth(text, what=INDEX)
         return yaml.safe_load(text)
+    except TooDeepError as exc:
+        raise CertificateError(f"{path}: not a certificate index ({exc})") from None
     except yaml.YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
         at = f" at line {where.line + 1}" if where is not None else ""

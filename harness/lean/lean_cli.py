@@ -76,12 +76,19 @@ def add_limit_arguments(parser: argparse.ArgumentParser, *, passed_on: bool = Fa
     )
 
 
+def physical_memory() -> int | None:
+    """This machine's physical memory in bytes (None where the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
 def default_jobs(memory_gib: float) -> int:
     """As many children as there are cores and as fit in physical memory at the cap (>= 1)."""
     cores = os.cpu_count() or 1
-    try:
-        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
+    physical = physical_memory()
+    if physical is None:
         return max(1, min(cores, 2))
     return max(1, min(cores, int(physical // (memory_gib * GIB))))
 

@@ -681,7 +681,7 @@ class Auditor:
             toolchain_file=toolchain,
             theorems=theorems,
             expected=self.expect.expected_output,
-            memory=self.memory_gib or DEFAULT_MEMORY_GIB,
+            memory=self.memory_gib or fit_to_machine(DEFAULT_MEMORY_GIB),
             recorded=None,
         )
 
@@ -719,7 +719,19 @@ class Auditor:
 
 def _memory_of(command: str | None) -> float:
     m = re.search(r"-M(\d+)", command or "")
-    return int(m.group(1)) / 1024 if m else DEFAULT_MEMORY_GIB
+    return fit_to_machine(int(m.group(1)) / 1024 if m else DEFAULT_MEMORY_GIB)
+
+
+def fit_to_machine(memory_gib: float) -> float:
+    """``memory_gib``, but at most 3/4 of this machine's physical memory: a default cap the
+    machine cannot give only moves the failure from Lean's -M to the kernel's OOM killer
+    (60 GiB on a 24 GiB machine). An explicit ``--memory`` is taken as it is."""
+    from harness.lean.lean_cli import physical_memory
+
+    physical = physical_memory()
+    if physical is None:
+        return memory_gib
+    return min(memory_gib, round(physical * 0.75 / GIB, 1))
 
 
 def _against_record(doc: dict, got) -> list[str]:

@@ -286,7 +286,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=positive(float),
         default=None,
         metavar="GiB",
-        help="memory cap for lean (default: the archive's -M, else 60)",
+        help="memory cap for lean (default: the archive's -M, else 60, but at most 3/4 of "
+        "this machine's physical memory)",
     )
     a.add_argument("--timeout", type=positive(float), default=3600.0, metavar="S")
     a.add_argument("--force", action="store_true", help="replace an earlier audit in --out")

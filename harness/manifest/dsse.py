@@ -35,6 +35,7 @@ import re
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from harness.bounded import TooDeepError, loads_json
 from harness.manifest.keys import SigningKey, keyid
 
 MANIFEST_TYPE = "application/vnd.pop-harness.manifest+yaml"
@@ -90,13 +91,15 @@ def parse(envelope: bytes) -> tuple[str, bytes, list[tuple[str | None, bytes]]]:
     if len(envelope) > MAX_ENVELOPE_BYTES:
         raise EnvelopeError(f"envelope is {len(envelope)} bytes, over {MAX_ENVELOPE_BYTES}")
     try:
-        doc = json.loads(envelope.decode("utf-8"))
+        doc = loads_json(envelope.decode("utf-8"))  # nesting bounded before parsing
     except UnicodeDecodeError:
         raise EnvelopeError("envelope is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise EnvelopeError(
             f"envelope is not complete JSON ({exc.msg} at char {exc.pos})"
         ) from None
+    except TooDeepError as exc:
+        raise EnvelopeError(f"envelope is not a DSSE envelope: {exc}") from None
     if not isinstance(doc, dict):
         raise EnvelopeError("envelope is not a JSON object")
     missing = [f for f in ("payloadType", "payload", "signatures") if f not in doc]

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from harness.atomic import atomic_file
 from harness.cli import EXIT_FAILED, EXIT_OK, HarnessError, positive
-from harness.results.cell import run_cell
+from harness.cluster import Session, add_cluster_arguments, cluster_spec
+from harness.results.cell import _record, run_cell
 from harness.results.matrix import EDGES, MATRICES, cells_of
 
 
@@ -58,6 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--rerun", action="store_true", help="recompute cells that are already published"
     )
     p.add_argument("--json", action="store_true", help="print the records as JSON lines")
+    add_cluster_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -131,19 +133,25 @@ def run(args: argparse.Namespace) -> int:
 
         require_project_key(key, args.manifests)
     records = []
+    spec = cluster_spec(args)
+    if spec.requested:
+        records = _cells_on_cluster(spec, cells, args, key)
     for i, cell in enumerate(cells, 1):
-        print(f"[{i}/{len(cells)}] {cell.ruleset}", file=sys.stderr)
-        record = run_cell(
-            cell.ruleset,
-            args.budget,
-            work=args.work,
-            manifests=args.manifests,
-            key=key,
-            publish=args.publish,
-            rerun=args.rerun,
-        )
+        if spec.requested:
+            record = records[i - 1]
+        else:
+            print(f"[{i}/{len(cells)}] {cell.ruleset}", file=sys.stderr)
+            record = run_cell(
+                cell.ruleset,
+                args.budget,
+                work=args.work,
+                manifests=args.manifests,
+                key=key,
+                publish=args.publish,
+                rerun=args.rerun,
+            )
+            records.append(record)
         print(f"    {record['status']}: {cell_text(record)}", file=sys.stderr)
-        records.append(record)
         if args.json:
             print(json.dumps(record))
     write_table(args.work, args.matrix, records, only=args.only)
@@ -152,6 +160,59 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         print(grid(records))
     return EXIT_FAILED if any(r["status"] == "failed" for r in records) else EXIT_OK
+
+
+def cell_task(ruleset, budget, work, manifests, key_path, publish, rerun) -> dict:
+    """One cell as a Dask task: the key is loaded on the worker (keys do not travel)."""
+    from harness.manifest.keys import load_private
+
+    key = None if key_path is None else load_private(Path(key_path))
+    return run_cell(
+        ruleset,
+        budget,
+        work=Path(work),
+        manifests=Path(manifests),
+        key=key,
+        publish=publish,
+        rerun=rerun,
+    )
+
+
+def _cells_on_cluster(spec, cells, args, key) -> list[dict]:
+    """Every cell's ``verify`` as one task; records in the matrix's order. A cell whose
+    task was lost or raised gets a ``failed`` record saying so (reported once)."""
+    from distributed import as_completed
+
+    key_path = None if key is None or key.path is None else str(Path(key.path).resolve())
+    work, manifests = str(args.work.resolve()), str(args.manifests.resolve())
+    with Session(spec) as session:
+        futures = [
+            session.submit(
+                cell_task,
+                c.ruleset,
+                args.budget,
+                work,
+                manifests,
+                key_path,
+                args.publish,
+                args.rerun,
+                key=f"results-cell-{i:03d}-{c.ruleset}",
+            )
+            for i, c in enumerate(cells)
+        ]
+        with session.bar(len(futures), "results", unit="cell") as bar:
+            for future in as_completed(futures):
+                if future.status == "finished":
+                    bar.done(future.result().worker)
+        records = []
+        for cell, future in zip(cells, futures, strict=True):
+            if future.status == "finished":
+                records.append(future.result().value)
+            else:
+                exc = future.exception()
+                why = f"the cell's task failed on the cluster: {type(exc).__name__}: {exc}"
+                records.append(_record(cell.ruleset, args.budget, detail=why))
+    return records
 
 
 def _name(matrix: str, only: list[str] | None) -> str:

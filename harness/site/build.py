@@ -23,11 +23,15 @@ from pathlib import Path
 import jinja2
 
 from harness.atomic import staging_dir
+from harness.cert.nonwin_format import FORMAT as NONWIN_FORMAT
+from harness.cert.nonwin_format import index_format
 from harness.cli import HarnessError
 from harness.rules import RESEARCH_RULESET
 from harness.rules.ruleset import Ruleset
 from harness.site import codeview, diagrams
 from harness.site.artifacts import Result, Sources, collect_results
+from harness.site.draw_line import draw_line
+from harness.site.grid import results_grids
 from harness.site.howto import how_it_plays
 from harness.site.replay import certified_line
 from harness.site.solved import SOLVED_RULESETS, SolvedTable, build_tables, index_json
@@ -127,6 +131,7 @@ def render_pages(
         "solved_index": "{}",
         "results": [],
         "rules_doc_href": RULES_DOC_PAGE if RULES_DOC.is_file() else "rules.html",
+        "grids": [],
         **(extra or {}),
     }
     out: dict[str, str] = {}
@@ -180,6 +185,7 @@ def _build(out: Path, pages, sources: Sources, tables, results: list[Result]) ->
         "solved_index": index_json(tables),
         "solved": [t.meta for t in tables],
         "results": [result_summary(r) for r in results],
+        "grids": results_grids(sources.manifests_dir, {r.ruleset for r in results}),
         "sources": {
             "from_dir": str(sources.from_dir) if sources.from_dir else None,
             "manifests_dir": str(sources.manifests_dir) if sources.manifests_dir else None,
@@ -412,16 +418,10 @@ def replay_page(r: Result) -> Page:
     line = None
     lean_text = None
     lean_where = None
-    winner = (r.manifest.get("certificate") or {}).get("winner")
-    if r.work is not None and winner not in ("x", "o"):
-        # A draw's certificate (non-win sets) proves that no side can force a win: there is
-        # no single line to replay.
-        r.notes.append(
-            "a draw has no winning line to replay; the certificate shows that "
-            "neither side can force a win"
-        )
-    if r.work is not None and winner in ("x", "o"):
-        line = [s.as_json() for s in certified_line(rs, r.work / "certificate")]
+    if r.work is not None:
+        cert = r.work / "certificate"
+        draw = index_format(cert) == NONWIN_FORMAT
+        line = [s.as_json() for s in (draw_line if draw else certified_line)(rs, cert)]
         verified = r.work / "lean" / "Pop" / "Rules.lean"
         if verified.is_file():
             # The model as it was verified, not as the repository has it today.

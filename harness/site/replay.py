@@ -44,6 +44,21 @@ class Step:
     rank: int | None
     passed: bool
 
+    @classmethod
+    def played(cls, rs: Ruleset, ply: int, pos: Position, action: Action, out, rank) -> Step:
+        """The step of ``action`` in ``pos`` whose outcome (reference engine) is ``out``."""
+        return cls(
+            ply=ply,
+            mover="xo"[pos.turn],
+            action=action.text(rs),
+            before=pos.text(rs),
+            after=out.next.text(rs),
+            result=out.result,
+            branches=tuple(sorted(out.branches)),
+            rank=rank,
+            passed=out.passed,
+        )
+
     def as_json(self) -> dict:
         return {
             "ply": self.ply,
@@ -112,19 +127,7 @@ def certified_line(rs: Ruleset, cert_dir: Path | str) -> list[Step]:
         else:
             action, rank = _longest_defence(rs, entries, pos, history)
         out = apply_action(rs, pos, action, history)
-        steps.append(
-            Step(
-                ply=len(steps) + 1,
-                mover="xo"[pos.turn],
-                action=action.text(rs),
-                before=pos.text(rs),
-                after=out.next.text(rs),
-                result=out.result,
-                branches=tuple(sorted(out.branches)),
-                rank=rank,
-                passed=out.passed,
-            )
-        )
+        steps.append(Step.played(rs, len(steps) + 1, pos, action, out, rank))
         if out.result is not None:
             if out.result != entries.winner:
                 raise HarnessError(

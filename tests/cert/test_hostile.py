@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import stat
 import tracemalloc
@@ -10,6 +11,8 @@ import zlib
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from harness.cert.checker import check_certificate
 from harness.cert.format import certificate_hash, digest, dump_index
@@ -165,3 +168,43 @@ def test_max_errors_must_be_positive(good_cert, value, capsys):
         main(["check", str(good_cert), "--max-errors", value])
     assert exc.value.code == 2
     assert "--max-errors: must be positive" in capsys.readouterr().err
+
+
+# --- fuzz: the certificate reader ---------------------------------------------------------
+
+shard_lines_st = st.lists(
+    st.one_of(
+        st.binary(max_size=120),
+        st.builds(
+            lambda p, a, r: json.dumps({"position": p, "action": a, "rank": r}).encode(),
+            st.text(max_size=30) | st.just("..../..../..../.... 8 8 x"),
+            st.text(max_size=6),
+            st.integers(-5, 10**40) | st.text(max_size=3),
+        ),
+        st.integers(0, 900).map(lambda n: b"[" * n + b"]" * n),
+    ),
+    max_size=8,
+)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(shard_lines_st, st.booleans(), st.binary(max_size=64))
+def test_fuzz_certificate_reader_rejects_cleanly_in_bounded_memory(
+    good_cert, tmp_path_factory, lines, compress, garbage
+):
+    cert = _copy(good_cert, tmp_path_factory.mktemp("fuzz"))
+    raw = b"\n".join(lines) + b"\n"
+    _rewrite_shard(cert, gzip.compress(raw, mtime=0) + garbage if compress else raw)
+    tracemalloc.start()
+    try:
+        report = check_certificate(cert)  # must return a report, never raise
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert not report.ok and report.errors
+    assert all(len(e) < 600 and "\n" not in e for e in report.errors), report.errors
+    assert peak < 16 << 20

@@ -52,7 +52,7 @@ def test_bad_combinations_are_usage_errors(argv, capsys) -> None:
     assert exc.value.code == 2
 
 
-@pytest.mark.parametrize("command", ["lean", "certify"])
+@pytest.mark.parametrize("command", ["lean", "certify", "results"])
 def test_every_many_piece_command_has_the_same_group(command) -> None:
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))

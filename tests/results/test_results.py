@@ -126,3 +126,22 @@ def test_command_writes_the_table(tmp_path, key, capsys):
     assert [c["value"] for c in table["cells"]] == ["x"]
     assert "| 3x3 c8 |" in (tmp_path / "out" / "issue-3x3-c8-torus.md").read_text()
     assert "x in 7" in capsys.readouterr().out
+
+
+def test_publish_signs_the_table(tmp_path):
+    keyfile = tmp_path / "keys" / "signing-key.pem"
+    key = generate(keyfile)
+    manifests = tmp_path / "m"
+    (manifests / "keys").mkdir(parents=True)
+    (manifests / "keys" / f"{key.keyid[:16]}.pub").write_bytes(
+        keyfile.with_name("signing-key.pem.pub").read_bytes()
+    )
+    args = ["results", "--matrix", "issue", "--only", "3x3-c8-reincarnation", "--budget", "60"]
+    args += ["--work", str(tmp_path / "out"), "--manifests", str(manifests), "--key", str(keyfile)]
+    assert main([*args, "--publish"]) == 0
+    doc, _ = read_signed(manifests / "results" / "issue-3x3-c8-reincarnation.yaml", key.public)
+    assert doc["kind"] == "results" and doc["cells"][0]["value"] == "draw"
+    stranger = tmp_path / "other" / "k.pem"
+    generate(stranger)
+    args[args.index(str(keyfile))] = str(stranger)
+    assert main([*args, "--publish"]) == 2  # only a project key publishes

@@ -5,8 +5,9 @@ Python; they are skipped, with the reason, when either is missing.
 
 ``verified_run`` makes real artifacts the way a user would, with the harness's own commands
 in a temporary folder: a signing key, ``verify`` of a tiny research-family ruleset (x wins;
-seconds), ``seal`` of it, and ``verify`` of a drawn one (which fails at ``certify``, leaving
-the signed record of an open result). ``published_site`` is the site built from them.
+seconds), ``seal`` of it, ``verify`` of a drawn one (certified by two non-win sets) and one
+with a 1 s budget (open, leaving the signed record of an open result). ``published_site``
+is the site built from them.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ SCREENSHOTS = REPO / "out" / "screenshots"
 WON = "pop1-3x3-c3-torus-continue-binempty-king-nozero-nojump"  # x wins in 7 plies
 DRAWN = "pop1-3x4-c3-torus-continue-binempty-king-nozero-nojump"  # a draw, certified
 FAILED_LOCAL = "pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump"  # the stand-in's
+OPENED = "pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump"  # not run here
 
 
 @pytest.fixture(scope="session")
@@ -61,6 +63,7 @@ class VerifiedRun:
     dist: Path
     won: str
     drawn: str
+    opened: str
 
     @property
     def manifest(self) -> dict:
@@ -104,7 +107,7 @@ def verified_run(tmp_path_factory) -> VerifiedRun:
     key = root / "keys" / "signing-key.pem"
     run = VerifiedRun(
         root, key, Path(f"{key}.pub"), root / "verify", root / "manifests", root / "dist",
-        WON, DRAWN,
+        WON, DRAWN, OPENED,
     )  # fmt: skip
     _harness("keys", "generate", "--key", str(key))
     # The test key is the project key of these manifests: its public half in keys/.

@@ -148,9 +148,9 @@ def test_local_runs_are_shown_only_when_asked_and_marked(tmp_path, verified_run)
     assert "not a published result" in parse(local_page).text_by_id["local-note"]
     index = (out / "index.html").read_text()
     assert index.count("local run") == 3
-    # A published draw has its page, without a line to replay.
+    # A published draw has its page, with the drawn line read from its archive.
     draw = parse(replay_file(out, verified_run.drawn)).text_by_id
-    assert "no winning line" in draw["no-replay"] and "A draw" in draw["lead"]
+    assert "A draw" in draw["lead"] and replay_data(out, verified_run.drawn)["steps"]
 
 
 def test_nothing_published_says_so(built_site):
@@ -482,3 +482,14 @@ def test_an_open_attempt_published_under_manifests_open_is_listed_as_open(tmp_pa
     assert results[0].failed_step["step"] == "certify"
     assert "budget exhausted" in results[0].failed_step["detail"]
     assert results[0].seconds_spent == pytest.approx(600.5, abs=1)
+
+
+def test_the_draw_has_a_replay_page_with_a_drawn_line_and_both_theorems(
+    published_site, verified_run
+):
+    page = (published_site / f"replay-{verified_run.drawn}.html").read_text()
+    assert "<strong>A draw</strong>" in page and "A drawn line" in page
+    assert "initial_draw" in page and "Side.x" in page and "Side.o" in page
+    data = json.loads(re.search(r'id="replay-data">(.*?)</script>', page, re.S).group(1))
+    assert data["steps"] and data["steps"][-1]["result"] == "draw"
+    assert all(s["result"] is None for s in data["steps"][:-1])
