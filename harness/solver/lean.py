@@ -77,8 +77,8 @@ OPEN, V_WIN, V_LOSS, AVOID = 0, 1, 2, 3
 # Bits of the per-class meta byte during the enumeration.
 SIDE_X, SIDE_O, EXPANDED, WIN_NOW, CAN_AVOID = 1, 2, 4, 8, 16
 BATCH = 2048  # classes expanded at once: the expansion's temporaries stay a few MB
-UNPLAY_BATCH = 4096  # decided classes un-played at once
-MERGE_CHUNK = 1 << 18
+UNPLAY_BATCH = 2048  # decided classes un-played at once
+MERGE_CHUNK = 1 << 16
 FORMAT = 1
 
 
@@ -114,9 +114,12 @@ class Column:
         if capacity <= self.capacity:
             return
         if self.folder is None:
-            new = np.zeros(capacity, dtype=self.dtype)
-            new[: self.capacity] = self.array[: self.capacity]
-            self.array = new
+            # In place (realloc, which moves big blocks by remapping pages): growing never
+            # holds the old and the new array at once. The new part is zero.
+            if self.capacity == 0:
+                self.array = np.zeros(capacity, dtype=self.dtype)
+            else:
+                self.array.resize(capacity, refcheck=False)
         else:
             self.array = _map(self.path, self.dtype, capacity, self.capacity)
         self.capacity = capacity
@@ -226,7 +229,7 @@ class KeyStore:
         n = self.count
         need = n + k
         if need > self.keys.capacity:
-            cap = max(need, int(self.keys.capacity * 1.25) + 1024)
+            cap = max(need, int(self.keys.capacity * 1.125) + 1024)
             for c in self.all_columns():
                 c.grow(cap)
         pos = np.searchsorted(self.keys.array[:n], new)
