@@ -626,15 +626,21 @@ def enumerate_classes(
         else:
             nk, nb = np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint8)
         del pend_k, pend_b
-        ci = store.find(nk)
-        known = ci >= 0
         m = meta("meta")
-        newbits = np.where(known, nb & ~m[np.maximum(ci, 0)] & np.uint8(3), nb).astype(np.uint8)
-        # Known classes reached with a new colouring: record it (the index is stable until
-        # the merge below).
-        kn = np.flatnonzero(known & (newbits != 0))
-        m[ci[kn]] |= newbits[kn]
-        fresh = ~known
+        newbits = np.empty(len(nk), dtype=np.uint8)
+        fresh = np.empty(len(nk), dtype=bool)
+        for lo in range(0, len(nk), 1 << 16):
+            sl = slice(lo, lo + (1 << 16))
+            ci = store.find(nk[sl])
+            known = ci >= 0
+            nbits = np.where(known, nb[sl] & ~m[np.maximum(ci, 0)] & np.uint8(3), nb[sl])
+            newbits[sl] = nbits
+            fresh[sl] = ~known
+            # Known classes reached with a new colouring: record it (the index is stable
+            # until the merge below).
+            kn = np.flatnonzero(known & (nbits != 0))
+            m[ci[kn]] |= nbits[kn].astype(np.uint8)
+            del ci, known, nbits, kn
         store.merge(nk[fresh], {"meta": nb[fresh]})
         sel = newbits != 0
         frontier_keys, frontier_bits = nk[sel], newbits[sel]
@@ -688,7 +694,7 @@ def retrograde(eng: BatchEngine, store: KeyStore, values: np.ndarray, tick=None,
         set2(values, idx[lose], V_LOSS)
         set2(values, idx[~win & ~lose & avoid], AVOID)
         c[win | lose] = 1
-        level.append(idx[win | lose])
+        level.append(idx[win | lose].astype(np.int32))
     level = np.concatenate(level) if level else np.zeros(0, dtype=np.int64)
     k = 1
     continue_rule = rs.stuck == "continue"
@@ -696,7 +702,7 @@ def retrograde(eng: BatchEngine, store: KeyStore, values: np.ndarray, tick=None,
     while len(level):
         decided = []
         for lo in range(0, len(level), UNPLAY_BATCH):
-            children = level[lo : lo + UNPLAY_BATCH]
+            children = level[lo : lo + UNPLAY_BATCH].astype(np.int64)
             me, them, mb, tb = eng.unpack_class(keys[children])
             cres = get2(values, children)
             rows, PM, PO, PMb, POb = unplayer.parents(them, me, tb, mb, passed=False)
@@ -738,7 +744,7 @@ def retrograde(eng: BatchEngine, store: KeyStore, values: np.ndarray, tick=None,
             lost = losers[(left == 0) & (get2(values, losers) == OPEN)]
             set2(values, lost, V_LOSS)
             count[lost] = k + 1
-            decided += [winners, lost]
+            decided += [winners.astype(np.int32), lost.astype(np.int32)]
         level = np.concatenate(decided) if decided else np.zeros(0, dtype=np.int64)
         k += 1
         if bar is not None:
