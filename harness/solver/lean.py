@@ -471,13 +471,11 @@ def _progress(enabled: bool | None, desc: str, unit: str):
     """tqdm on a terminal; otherwise a plain line to stderr at most once a minute."""
     if enabled is None:
         enabled = sys.stderr.isatty()
-    if enabled:
-        from tqdm import tqdm
-
-        return tqdm(desc=desc, unit=unit, file=sys.stderr, leave=False)
-    if enabled is False:
+    if not enabled:
         return None
-    return None
+    from tqdm import tqdm
+
+    return tqdm(desc=desc, unit=unit, file=sys.stderr, leave=False)
 
 
 class _Ticker:

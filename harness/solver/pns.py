@@ -67,6 +67,7 @@ from harness.solver.proof import (
     _unpack,
     state_of,
 )
+from harness.solver.retrograde import _rss
 
 INF = 1 << 40
 STATE_FORMAT = 1
@@ -573,14 +574,6 @@ def prove_either(
             nodes_left -= result.nodes
     assert last is not None
     return last
-
-
-def _rss() -> int:
-    try:
-        with open("/proc/self/statm") as fh:
-            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except OSError:
-        return 0
 
 
 __all__ = ["BatchCanon", "PNResult", "PNSearch", "prove_either", "prove_subtree", "DRAW"]
