@@ -285,7 +285,7 @@ def test_publish_needs_a_project_key_and_refuses_before_running(tmp_path, key):
 @pytest.mark.parametrize(
     ("ruleset", "field"),
     [
-        ("pop1-4x4-c8-klein-continue-binempty-king-nozero-nojump", "'edge' is klein"),
+        ("pop1-4x4-c8-klein-draw-binempty-king-nozero-nojump", "'stuck' is draw"),
         ("pop1-4x4-c8-torus-continue-always-king-nozero-nojump", "'movement' is always"),
         ("pop1-4x4-c8-torus-continue-binempty-king-zero-nojump", "'zero move' is zero"),
     ],
