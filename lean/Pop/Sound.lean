@@ -160,7 +160,7 @@ theorem Tree.all_node_of {f : Nat → Nat → Nat → Bool} {l r : Tree} {k a n 
   have h : (f k a n && l.all f && r.all f) = true := and3_true hx hl hr
   exact h
 
-theorem Tree.all_leaf (f : Nat → Nat → Nat → Bool) : Tree.leaf.all f = true := rfl
+theorem Tree.all_leaf (f : Nat → Nat → Nat → Bool) : Tree.all f Tree.leaf = true := rfl
 
 /-! ## One turn, its replies, one entry -/
 
