@@ -444,6 +444,36 @@ def _balanced_lit(entries: list[tuple[int, int, int]], alias_keys: set[int]) -> 
     return node(0, len(entries))
 
 
+def _lean_tree_expr(
+    entries: list[tuple[int, int, int]], alias_keys: set[int], chunk: int
+) -> tuple[list[tuple[str, str]], str]:
+    """Definitions (name, expression) for the subtrees too big to inline, and the root
+    expression, of a balanced tree of ``entries`` (sorted by key); names ``t0, t1, …`` in
+    dependency order. (The non-win renderer's pieces; win shards use :func:`shard_text`.)"""
+    defs: list[tuple[str, str]] = []
+
+    def node(lo: int, hi: int, inline: bool) -> str:
+        if lo >= hi:
+            return ".leaf"
+        mid = (lo + hi) // 2
+        if not inline and hi - lo > chunk:
+            left, right = named(lo, mid), named(mid + 1, hi)
+        else:
+            left = _paren(node(lo, mid, True))
+            right = _paren(node(mid + 1, hi, True))
+        return _node_lit(entries[mid], alias_keys, left, right)
+
+    def named(lo: int, hi: int) -> str:
+        if lo >= hi:
+            return ".leaf"
+        expr = node(lo, hi, hi - lo <= chunk)
+        name = f"t{len(defs)}"
+        defs.append((name, expr))
+        return name
+
+    return defs, node(0, len(entries), len(entries) <= chunk)
+
+
 @dataclass
 class ShardText:
     """The Lean pieces of one shard: block definitions, the skeleton, the declarations and the

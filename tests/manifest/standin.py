@@ -142,7 +142,7 @@ class StandIn(HarnessRunner):
             "certificate": index["hash"],
             "theorem": {
                 "name": "Generated.Main.initial_force_win",
-                "statement": "theorem initial_force_win : ForceWin ⟨4, 4, 8⟩ Side.x …",
+                "statement": "theorem initial_force_win : ForceWin (Geo.of ⟨4, 4, 8, .torus⟩) Side.x …",
                 "axioms": AXIOMS,
             },
             "modules": [
