@@ -92,6 +92,31 @@ example : legal (Geo.of ⟨4, 4, 8, .torus⟩) (decode (Geo.of ⟨4, 4, 8, .toru
 example : encode (Geo.of ⟨4, 4, 8, .torus⟩) (step (Geo.of ⟨4, 4, 8, .torus⟩) (decode (Geo.of ⟨4, 4, 8, .torus⟩) 7579317308) 11).next = 4401330863164 := by decide +kernel
 example : resultCode (step (Geo.of ⟨4, 4, 8, .torus⟩) (decode (Geo.of ⟨4, 4, 8, .torus⟩) 7579317308) 11).result = 3 := by decide +kernel
 
+-- The other edges: a push through the Klein twist, falls, a blocked edge, a ringout loss.
+-- .o.../...../...../...../..... 8 7 x b2 -> ...../.x.../...../...../...o. 7 7 o None: place, push, push_wrap, push_twist
+example : legal (Geo.of ⟨5, 5, 8, .klein⟩) (decode (Geo.of ⟨5, 5, 8, .klein⟩) 261208778454597632) = [0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24] := by decide +kernel
+example : encode (Geo.of ⟨5, 5, 8, .klein⟩) (step (Geo.of ⟨5, 5, 8, .klein⟩) (decode (Geo.of ⟨5, 5, 8, .klein⟩) 261208778454597632) 6).next = 1413285858064203840 := by decide +kernel
+example : resultCode (step (Geo.of ⟨5, 5, 8, .klein⟩) (decode (Geo.of ⟨5, 5, 8, .klein⟩) 261208778454597632) 6).result = 0 := by decide +kernel
+
+-- ..o../...../...../...../..... 8 7 x c2 -> ..o../..x../...../...../..... 7 7 o None: place, fall_blocked
+example : legal (Geo.of ⟨5, 5, 8, .blocked⟩) (decode (Geo.of ⟨5, 5, 8, .blocked⟩) 261208778521706496) = [0, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24] := by decide +kernel
+example : encode (Geo.of ⟨5, 5, 8, .blocked⟩) (step (Geo.of ⟨5, 5, 8, .blocked⟩) (decode (Geo.of ⟨5, 5, 8, .blocked⟩) 261208778521706496) 7).next = 1413004383221710976 := by decide +kernel
+example : resultCode (step (Geo.of ⟨5, 5, 8, .blocked⟩) (decode (Geo.of ⟨5, 5, 8, .blocked⟩) 261208778521706496) 7).result = 0 := by decide +kernel
+
+-- ..o../...../...../...../..... 8 7 x c2 -> ...../..x../...../...../..... 7 8 o None: place, fall_reincarnation
+example : legal (Geo.of ⟨5, 5, 8, .reincarnation⟩) (decode (Geo.of ⟨5, 5, 8, .reincarnation⟩) 261208778521706496) = [0, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24] := by decide +kernel
+example : encode (Geo.of ⟨5, 5, 8, .reincarnation⟩) (step (Geo.of ⟨5, 5, 8, .reincarnation⟩) (decode (Geo.of ⟨5, 5, 8, .reincarnation⟩) 261208778521706496) 7).next = 1449033180106457216 := by decide +kernel
+example : resultCode (step (Geo.of ⟨5, 5, 8, .reincarnation⟩) (decode (Geo.of ⟨5, 5, 8, .reincarnation⟩) 261208778521706496) 7).result = 0 := by decide +kernel
+
+-- ..o../...../...../...../..... 8 7 x c2 -> ...../..x../...../...../..... 7 7 o None: place, fall_ringout
+example : legal (Geo.of ⟨5, 5, 8, .ringout⟩) (decode (Geo.of ⟨5, 5, 8, .ringout⟩) 261208778521706496) = [0, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24] := by decide +kernel
+example : encode (Geo.of ⟨5, 5, 8, .ringout⟩) (step (Geo.of ⟨5, 5, 8, .ringout⟩) (decode (Geo.of ⟨5, 5, 8, .ringout⟩) 261208778521706496) 7).next = 1413004383087493248 := by decide +kernel
+example : resultCode (step (Geo.of ⟨5, 5, 8, .ringout⟩) (decode (Geo.of ⟨5, 5, 8, .ringout⟩) 261208778521706496) 7).result = 0 := by decide +kernel
+
+-- ..o../...../...../...../..... 3 2 x c2 -> ...../..x../...../...../..... 2 2 o x: place, fall_ringout, ringout_loss
+example : legal (Geo.of ⟨5, 5, 3, .ringout⟩) (decode (Geo.of ⟨5, 5, 3, .ringout⟩) 75435293892673536) = [0, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24] := by decide +kernel
+example : encode (Geo.of ⟨5, 5, 3, .ringout⟩) (step (Geo.of ⟨5, 5, 3, .ringout⟩) (decode (Geo.of ⟨5, 5, 3, .ringout⟩) 75435293892673536) 7).next = 1227230898458460288 := by decide +kernel
+example : resultCode (step (Geo.of ⟨5, 5, 3, .ringout⟩) (decode (Geo.of ⟨5, 5, 3, .ringout⟩) 75435293892673536) 7).result = 1 := by decide +kernel
 -- oox/..x/ox. 2 2 x c3: x wins at once, so the position has `ForceWin` with nothing proved below.
 theorem nothing_below : ∀ s : Pos, false = true → ForceWin (Geo.of ⟨3, 3, 5, .torus⟩) Side.x (.live s) :=
   fun _ h => nomatch h

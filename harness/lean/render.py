@@ -763,7 +763,7 @@ def render_text(
         "declarations": declarations,
     }
     if corpus is not None:
-        text, info, corpus_decls = render_corpus_text(corpus, prefix, env)
+        text, info, corpus_decls = render_corpus_text(corpus + model_records(), prefix, env)
         files["Corpus.lean"] = text
         modules.append(
             {
@@ -808,6 +808,40 @@ def corpus_records(path: str | os.PathLike[str]) -> list[dict]:
         ):
             raise RenderError(f"{path} line {n}: not a corpus record")
         out.append(rec)
+    return out
+
+
+# Boards the Lean corpus always holds records of, on every edge, besides the shared corpus's
+# own: the headline size and the largest board (the shared corpus plays smaller boards).
+MODEL_BOARDS = ((6, 6, 8), (8, 8, 16))
+MODEL_GAMES = 2  # seeded random games per board and edge
+
+
+def model_records(seed: int = 0) -> list[dict]:
+    """Corpus records the reference engine writes for the Lean corpus: ``MODEL_GAMES`` seeded
+    random games on every board of :data:`MODEL_BOARDS` and every edge, with the research
+    movement; each game's transitions are kept (every fifth, and every game-ending one), so
+    pushes, falls, twists, lines and results of the big boards are checked against the model.
+    Deterministic per seed."""
+    import random
+
+    from harness.rules import Game
+    from harness.rules.corpus import transition_record
+    from harness.rules.ruleset import EDGES
+
+    rng = random.Random(seed)
+    out = []
+    for rows, cols, checkers in MODEL_BOARDS:
+        for edge in EDGES:
+            rs = Ruleset(rows=rows, cols=cols, checkers=checkers, edge=edge)
+            for _ in range(MODEL_GAMES):
+                game = Game(rs)
+                while not game.is_terminal() and len(game.actions) < 120:
+                    action = rng.choice(game.legal_actions())
+                    before, pos = game.positions[:-1], game.position
+                    done = game.apply_action(action).result is not None
+                    if done or len(game.actions) % 5 == 0:
+                        out.append(transition_record(rs, before, pos, action, "lean-model"))
     return out
 
 

@@ -157,3 +157,26 @@ def test_render_json_lists_every_declaration(tmp_path):
         assert "noncomputable def tree : Tree" in text
     kinds = {d["theorem"].rsplit(".", 1)[1] for d in decls if ".Shard" not in d["module"]}
     assert kinds == {"geo_eq", "root_checked"}
+
+
+def test_the_lean_corpus_holds_6x6_and_8x8_records_of_every_edge_and_the_mirror_agrees():
+    from harness.lean.codec import action_code, position_key
+
+    records = R.model_records()
+    text, info, decls = R.render_corpus_text(records, "Generated")
+    for edge in EDGES:
+        assert f"⟨6, 6, 8, .{edge}⟩" in info["cfgs"] and f"⟨8, 8, 16, .{edge}⟩" in info["cfgs"]
+    assert len(decls) >= 10
+    assert R.model_records() == records  # deterministic
+    checked = 0
+    for rec in records:
+        if "repetition_draw" in rec["branches"]:
+            continue
+        cfg = Cfg.of(Ruleset.from_id(rec["ruleset"]))
+        s = M.pos_decode(cfg, position_key(cfg, rec["position"]))
+        assert M.legal(cfg, s) == sorted(action_code(cfg, a) for a in rec["actions"])
+        out = M.step(cfg, s, action_code(cfg, rec["action"]))
+        assert M.pos_encode(cfg, out.next) == position_key(cfg, rec["next"]), rec
+        assert R.RESULT_CODES[rec["result"]] == {None: 0, 0: 1, 1: 2, M.DRAW: 3}[out.result]
+        checked += 1
+    assert checked == info["records"]

@@ -334,3 +334,34 @@ def test_render_summary_lists_modules_in_dependency_order(tmp_path, solved):
         )
         done.add(mod["module"])
     assert summary["theorem"]["name"] == "Generated.Main.initial_force_win"
+
+
+def test_poptest_examples_agree_with_the_mirror():
+    """Every `legal`/`step` example of lean/PopTest.lean, evaluated by the mirror."""
+    text = (ROOT / "lean" / "PopTest.lean").read_text()
+    geo = r"\(Geo\.of ⟨(\d+), (\d+), (\d+), \.(\w+)⟩\)"
+    legal = re.compile(rf"example : legal {geo} \(decode {geo} (\d+)\) = \[([\d, ]*)\]")
+    nxt = re.compile(
+        rf"example : encode {geo} \(step {geo} \(decode {geo} (\d+)\) (\d+)\)\.next = (\d+)"
+    )
+    res = re.compile(
+        rf"example : resultCode \(step {geo} \(decode {geo} (\d+)\) (\d+)\)\.result = (\d)"
+    )
+    counts = [0, 0, 0]
+    for m in legal.finditer(text):
+        cfg = Cfg(int(m[1]), int(m[2]), int(m[3]), m[4])
+        want = [int(x) for x in m[10].split(",")] if m[10].strip() else []
+        assert M.legal(cfg, M.pos_decode(cfg, int(m[9]))) == want, m[0]
+        counts[0] += 1
+    for m in nxt.finditer(text):
+        cfg = Cfg(int(m[1]), int(m[2]), int(m[3]), m[4])
+        out = M.step(cfg, M.pos_decode(cfg, int(m[13])), int(m[14]))
+        assert M.pos_encode(cfg, out.next) == int(m[15]), m[0]
+        counts[1] += 1
+    for m in res.finditer(text):
+        cfg = Cfg(int(m[1]), int(m[2]), int(m[3]), m[4])
+        out = M.step(cfg, M.pos_decode(cfg, int(m[9])), int(m[10]))
+        assert _result_code(out.result) == int(m[11]), m[0]
+        counts[2] += 1
+    assert min(counts) >= 18
+    assert {e for e in EDGES if f", .{e}⟩" in text} == set(EDGES)
