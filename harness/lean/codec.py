@@ -1,6 +1,7 @@
 """The ``Nat`` encoding shared by the Lean model (``lean/Pop``) and the renderer.
 
-A research-family ruleset becomes ``Cfg(rows, cols, checkers)``. A position becomes one
+A ruleset of the research movement (``continue``, ``binempty``, ``king``, ``nozero``,
+``nojump``; any edge, any board) becomes ``Cfg(rows, cols, checkers, edge)``. A position becomes one
 natural number (``encode`` in ``Pop/Check.lean``)::
 
     key = x | o << n | xbin << 2n | obin << 2n+5 | turn << 2n+10        (n = rows * cols)
@@ -10,6 +11,9 @@ move ``src``→``dst`` is ``dst + n * (src + 1)``.
 
 >>> from harness.rules import Ruleset
 >>> cfg = Cfg.of(Ruleset.from_id("pop1-3x3-c3-torus-continue-binempty-king-nozero-nojump"))
+>>> cfg.lean()
+'⟨3, 3, 3, .torus⟩'
+
 >>> key = position_key(cfg, "x../.../..o 2 2 o")
 >>> key == 1 | (1 << 8) << 9 | 2 << 18 | 2 << 23 | 1 << 28
 True
@@ -36,7 +40,7 @@ class EncodingError(ValueError):
 # This is the one place to widen when the model learns another edge or movement rule: the
 # renderer (Cfg.of) and ``verify`` (before it runs anything) both ask lean_model_gap.
 LEAN_MODEL_COVERS: dict[str, tuple[object, ...]] = {
-    "edge": ("torus",),
+    "edge": ("reincarnation", "ringout", "blocked", "torus", "klein"),
     "stuck": ("continue",),
     "movement": ("binempty",),
     "pattern": ("king",),
@@ -51,8 +55,8 @@ def lean_model_gap(rs: Ruleset) -> str | None:
     """None when the Lean model covers ``rs``; else one line naming the first field outside it.
 
     >>> lean_model_gap(Ruleset.from_id("pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump"))
-    >>> lean_model_gap(Ruleset.from_id("pop1-4x4-c8-klein-continue-binempty-king-nozero-nojump"))
-    "field 'edge' is klein; the Lean model covers edge torus"
+    >>> lean_model_gap(Ruleset.from_id("pop1-4x4-c8-klein-draw-binempty-king-nozero-nojump"))
+    "field 'stuck' is draw; the Lean model covers stuck continue"
     """
 
     def word(name: str, value: object) -> str:
@@ -69,18 +73,21 @@ def lean_model_gap(rs: Ruleset) -> str | None:
 
 @dataclass(frozen=True)
 class Cfg:
-    """``Pop.Cfg``: the board size and checker count of a research-family ruleset."""
+    """``Pop.Cfg``: board size, checker count and edge of a ruleset of the research movement."""
 
     rows: int
     cols: int
     checkers: int
+    edge: str = "torus"
 
     @classmethod
     def of(cls, rs: Ruleset) -> Cfg:
+        """The Lean model's view of ``rs``; an :class:`EncodingError` naming the first field
+        the model does not cover (it covers every edge and board, the research movement)."""
         gap = lean_model_gap(rs)
         if gap is not None:
             raise EncodingError(f"ruleset {rs.id}: {gap}")
-        return cls(rs.rows, rs.cols, rs.checkers)
+        return cls(rs.rows, rs.cols, rs.checkers, rs.edge)
 
     @property
     def size(self) -> int:
@@ -93,12 +100,12 @@ class Cfg:
     def ruleset(self) -> Ruleset:
         return Ruleset.from_id(
             f"pop1-{self.rows}x{self.cols}-c{self.checkers}"
-            "-torus-continue-binempty-king-nozero-nojump"
+            f"-{self.edge}-continue-binempty-king-nozero-nojump"
         )
 
     def lean(self) -> str:
-        """The Lean literal: ``⟨4, 4, 8⟩``."""
-        return f"⟨{self.rows}, {self.cols}, {self.checkers}⟩"
+        """The Lean literal: ``⟨4, 4, 8, .torus⟩``."""
+        return f"⟨{self.rows}, {self.cols}, {self.checkers}, .{self.edge}⟩"
 
 
 def encode(cfg: Cfg, x: int, o: int, xbin: int, obin: int, turn: int) -> int:
@@ -148,7 +155,7 @@ def code_of_action(cfg: Cfg, act: Action) -> int:
     if act.src is None:
         return act.dst
     if act.src == act.dst:
-        raise EncodingError(f"zero move {act.text(cfg.ruleset())!r}: not in the research family")
+        raise EncodingError(f"zero move {act.text(cfg.ruleset())!r}: not in the research movement")
     return act.dst + cfg.size * (act.src + 1)
 
 

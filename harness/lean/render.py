@@ -26,8 +26,8 @@ stored certificate. A successor the expansion cannot find is simply not rendered
 Output is deterministic (same certificate, same bytes) and written atomically: everything goes
 to a temporary sibling directory that replaces ``out_dir`` only when complete.
 
->>> _lean_tree_expr([(5, 1, 0), (9, 2, 1), (12, 3, 0)], set(), 4)
-([], '.node (.node .leaf 5 1 0 .leaf) 9 2 1 (.node .leaf 12 3 0 .leaf)')
+>>> _balanced_lit([(5, 1, 0), (9, 2, 1), (12, 3, 0)], set())
+'.node (.node .leaf 5 1 0 .leaf) 9 2 1 (.node .leaf 12 3 0 .leaf)'
 """
 
 from __future__ import annotations
@@ -54,8 +54,10 @@ from harness.cert.format import (
     shard_lines,
 )
 from harness.lean import model as M
+from harness.lean import split
 from harness.lean.codec import (
     Cfg,
+    EncodingError,
     action_code,
     action_text,
     code_of_action,
@@ -92,6 +94,17 @@ class ShardData:
     placement_rank: int
     entries: list[tuple[int, int, int]]
     aliases: list[tuple[int, int, int]] = field(default_factory=list)
+    # Filled by :func:`weigh`: per rendered entry (sorted by key), estimated kernel steps now
+    # ("v2") and before the kernel-cheap hot path ("v1"), whether the mirror accepts it, and
+    # the declarations (contiguous runs of rendered entries).
+    weights: list[int] = field(default_factory=list)
+    weights_v1: list[int] = field(default_factory=list)
+    accepted: list[bool] = field(default_factory=list)
+    runs: list[range] = field(default_factory=list)
+
+    def rendered(self) -> list[tuple[int, int, int]]:
+        """Stored entries and aliases, sorted by key: the order of the tree literal."""
+        return sorted(self.entries + self.aliases)
 
 
 @dataclass
@@ -293,12 +306,7 @@ def _action(cfg: Cfg, code: int) -> Action:
     return Action(None if src1 == 0 else src1 - 1, dst)
 
 
-# --- the Python mirror of what Lean will check --------------------------------------------------
-
-
-def shard_trees(cert: CertData) -> list[M.Node | None]:
-    """The search tree of each shard as rendered (stored entries and aliases)."""
-    return [M.balanced(sorted(s.entries + s.aliases)) for s in cert.shards]
+# --- the Python mirror of what Lean will check, and its cost -----------------------------------
 
 
 def lower_groups(cert: CertData, j: int) -> list[tuple[int, list[int]]]:
@@ -310,23 +318,103 @@ def lower_groups(cert: CertData, j: int) -> list[tuple[int, list[int]]]:
     return sorted(groups.items(), key=lambda g: -g[0])
 
 
-def mirror_check(cert: CertData) -> tuple[bool, str]:
-    """Run the Python mirror of the Lean checker on the rendered data: every shard's
-    ``checked`` and ``Main.root_checked``. Returns (accepted, reason)."""
+def layout_tree(entries: list[tuple[int, int, int]], runs: list[range]) -> M.Node | None:
+    """The rendered shape of a shard's tree: run 0 is block 0; every later run is a separator
+    (its first entry) and a block; blocks are balanced, and a balanced skeleton of separators
+    joins them, so every block is a subtree a declaration can check on its own."""
+    if not runs:
+        return None
+    blocks = [M.balanced(entries[r.start : r.stop]) for r in runs[:1]] + [
+        M.balanced(entries[r.start + 1 : r.stop]) for r in runs[1:]
+    ]
+
+    def skel(i: int, j: int) -> M.Node | None:
+        if i == j:
+            return blocks[i]
+        mid = (i + j + 1) // 2
+        k, a, n = entries[runs[mid].start]
+        return M.Node(skel(i, mid - 1), k, a, n, skel(mid, j))
+
+    return skel(0, len(runs) - 1)
+
+
+def shard_trees(cert: CertData) -> list[M.Node | None]:
+    """The search tree of each shard as rendered (stored entries and aliases)."""
+    return [
+        layout_tree(s.rendered(), s.runs or [range(0, len(s.rendered()))] * bool(s.rendered()))
+        for s in cert.shards
+    ]
+
+
+DECL_OVERHEAD = 2_000  # steps per declaration outside its entries: decide's instance, unfolding
+
+
+def weigh(
+    cert: CertData, budget: int = split.BUDGET, max_items: int = CHUNK, progress: bool = True
+) -> None:
+    """Run the mirror of the Lean checker with the cost model on every rendered entry, fill
+    each shard's ``weights``, ``weights_v1``, ``accepted`` and ``runs`` (declarations packed
+    by weight under ``budget``), in shard order so that lookups into earlier shards see their
+    final trees. Own-shard lookups are weighed on a balanced tree of the whole shard; the
+    rendered layout differs from it by at most a couple of levels."""
+    cfg, p = cert.cfg, PLAYERS.index(cert.winner)
+    trees: list[M.Node | None] = []
+    total = sum(len(s.entries) + len(s.aliases) for s in cert.shards)
+    bar = _progress(total, "weighing") if progress else None
+    for j, shard in enumerate(cert.shards):
+        entries = shard.rendered()
+        own = M.balanced(entries)
+        groups = [(pr, [trees[i] for i in members]) for pr, members in lower_groups(cert, j)]
+
+        def lower(s: M.Pos, g=groups) -> bool:
+            return M.lookup_table(cfg, g, s)
+
+        shard.weights, shard.weights_v1, shard.accepted = [], [], []
+        for k, a, n in entries:
+            m = M.Meter()
+            e = M.Node(None, k, a, n, None)
+            ok = M.shard_entry_ok(cfg, p, lower, shard.placement_rank, own, e, m, groups)
+            shard.weights.append(M.estimate(m, "v2"))
+            shard.weights_v1.append(M.estimate(m, "v1"))
+            shard.accepted.append(ok)
+            if bar is not None:
+                bar.update()
+        shard.runs = split.pack(shard.weights, budget, max_items, DECL_OVERHEAD)
+        trees.append(layout_tree(entries, shard.runs))
+    if bar is not None:
+        bar.close()
+
+
+def root_cost(cert: CertData) -> tuple[bool, int, int]:
+    """``Main.root_checked`` on the mirror: (accepted, estimated steps v2, v1)."""
     cfg, p = cert.cfg, PLAYERS.index(cert.winner)
     trees = shard_trees(cert)
-    for j, shard in enumerate(cert.shards):
-        groups = [(pr, [trees[i] for i in members]) for pr, members in lower_groups(cert, j)]
-        bad = M.failing_entries(cfg, p, lambda s, g=groups: M.lookup_table(cfg, g, s), trees[j])
-        if bad:
-            e = bad[0]
-            return False, (
-                f"{shard.file}: entry {position_text(cfg, e.key)!r} "
-                f"{action_text(cfg, e.act)!r} rank {e.rank} is rejected"
-            )
     groups = [(pr, [trees[i] for i in members]) for pr, members in lower_groups(cert, len(trees))]
-    root = M.initial(cfg)
-    if not M.node_ok(cfg, p, lambda s: M.lookup_table(cfg, groups, s), M.fuel_of(cfg), root):
+    m = M.Meter()
+
+    def proved(s: M.Pos) -> bool:
+        M.lookup_cost(cfg, groups, s, m, "v1")
+        M.lookup_cost(cfg, groups, s, m, "v2")
+        return M.lookup_table(cfg, groups, s)
+
+    ok = M.node_ok(cfg, p, proved, M.fuel_of(cfg), M.initial(cfg), m)
+    return ok, M.estimate(m, "v2") + DECL_OVERHEAD, M.estimate(m, "v1") + DECL_OVERHEAD
+
+
+def mirror_check(cert: CertData) -> tuple[bool, str]:
+    """Run the Python mirror of the Lean checker on the rendered data: every shard's
+    declarations and ``Main.root_checked``. Returns (accepted, reason)."""
+    cfg = cert.cfg
+    if any(len(s.accepted) != len(s.entries) + len(s.aliases) for s in cert.shards):
+        weigh(cert)
+    for shard in cert.shards:
+        for (k, a, n), ok in zip(shard.rendered(), shard.accepted, strict=True):
+            if not ok:
+                return False, (
+                    f"{shard.file}: entry {position_text(cfg, k)!r} "
+                    f"{action_text(cfg, a)!r} rank {n} is rejected"
+                )
+    if not root_cost(cert)[0]:
         return False, "root: the initial position is not won for the certificate's winner"
     return True, "accepted"
 
@@ -334,41 +422,156 @@ def mirror_check(cert: CertData) -> tuple[bool, str]:
 # --- Lean text ---------------------------------------------------------------------------------
 
 
+def _node_lit(entry: tuple[int, int, int], alias_keys: set[int], left: str, right: str) -> str:
+    k, a, n = entry
+    mark = ALIAS + " " if k in alias_keys else ""
+    return f"{mark}.node {left} {k} {a} {n} {right}"
+
+
+def _paren(expr: str) -> str:
+    return expr if expr == ".leaf" or " " not in expr else f"({expr})"
+
+
+def _balanced_lit(entries: list[tuple[int, int, int]], alias_keys: set[int]) -> str:
+    """A balanced tree literal of ``entries`` (sorted), as :func:`model.balanced` builds it."""
+
+    def node(lo: int, hi: int) -> str:
+        if lo >= hi:
+            return ".leaf"
+        mid = (lo + hi) // 2
+        return _node_lit(entries[mid], alias_keys, _paren(node(lo, mid)), _paren(node(mid + 1, hi)))
+
+    return node(0, len(entries))
+
+
 def _lean_tree_expr(
     entries: list[tuple[int, int, int]], alias_keys: set[int], chunk: int
 ) -> tuple[list[tuple[str, str]], str]:
     """Definitions (name, expression) for the subtrees too big to inline, and the root
-    expression, for ``entries`` sorted by key. Names are ``t0, t1, …`` in dependency order."""
+    expression, of a balanced tree of ``entries`` (sorted by key); names ``t0, t1, …`` in
+    dependency order. (The non-win renderer's pieces; win shards use :func:`shard_text`.)"""
     defs: list[tuple[str, str]] = []
 
     def node(lo: int, hi: int, inline: bool) -> str:
         if lo >= hi:
             return ".leaf"
+        mid = (lo + hi) // 2
         if not inline and hi - lo > chunk:
-            mid = (lo + hi) // 2
             left, right = named(lo, mid), named(mid + 1, hi)
         else:
-            mid = (lo + hi) // 2
-            left, right = node(lo, mid, True), node(mid + 1, hi, True)
-            left = left if left == ".leaf" else f"({left})"
-            right = right if right == ".leaf" else f"({right})"
-        k, a, n = entries[mid]
-        mark = ALIAS + " " if k in alias_keys else ""
-        return f"{mark}.node {left} {k} {a} {n} {right}"
+            left = _paren(node(lo, mid, True))
+            right = _paren(node(mid + 1, hi, True))
+        return _node_lit(entries[mid], alias_keys, left, right)
 
     def named(lo: int, hi: int) -> str:
         if lo >= hi:
             return ".leaf"
-        if hi - lo <= chunk:
-            expr = node(lo, hi, True)
-        else:
-            expr = node(lo, hi, False)
+        expr = node(lo, hi, hi - lo <= chunk)
         name = f"t{len(defs)}"
         defs.append((name, expr))
         return name
 
-    root = node(0, len(entries), len(entries) <= chunk)
-    return defs, root
+    return defs, node(0, len(entries), len(entries) <= chunk)
+
+
+@dataclass
+class ShardText:
+    """The Lean pieces of one shard: block definitions, the skeleton, the declarations and the
+    proof that combines them (all following :func:`layout_tree`)."""
+
+    blocks: list[tuple[str, str]]
+    root: str
+    parts: list[dict]
+    combine: str
+
+
+def shard_text(
+    entries: list[tuple[int, int, int]],
+    alias_keys: set[int],
+    runs: list[range],
+    weights: list[int] | None = None,
+) -> ShardText:
+    """Lean text of a shard laid out in ``runs``: block ``bI`` holds run ``I`` (without its
+    separator), declaration ``partI`` checks separator and block, ``all_ok`` combines them."""
+    if not runs:
+        return ShardText([], ".leaf", [], "Tree.all_leaf entry")
+    blocks, parts = [], []
+    for i, r in enumerate(runs):
+        lo = r.start if i == 0 else r.start + 1
+        blocks.append((f"b{i}", _balanced_lit(entries[lo : r.stop], alias_keys)))
+        if i == 0:
+            statement = "Tree.all entry b0 = true"
+        else:
+            k, a, n = entries[r.start]
+            statement = f"(entry {k} {a} {n} && Tree.all entry b{i}) = true"
+        parts.append(
+            {
+                "name": f"part{i}",
+                "statement": statement,
+                "entries": len(r),
+                "steps": split.run_weights(weights, [r], DECL_OVERHEAD)[0] if weights else 0,
+            }
+        )
+
+    def skel(i: int, j: int) -> tuple[str, str]:
+        if i == j:
+            return f"b{i}", ("part0" if i == 0 else f"(band_right part{i})")
+        mid = (i + j + 1) // 2
+        (lt, lp), (rt, rp) = skel(i, mid - 1), skel(mid, j)
+        node = _node_lit(entries[runs[mid].start], alias_keys, _paren(lt), _paren(rt))
+        return node, f"(Tree.all_node_of {lp} (band_left part{mid}) {rp})"
+
+    root, combine = skel(0, len(runs) - 1)
+    if combine.startswith("(") and combine.endswith(")") and len(runs) > 1:
+        combine = combine[1:-1]
+    return ShardText(blocks, root, parts, combine)
+
+
+# Options a rendered module may set. `#print axioms` cannot see an option such as
+# `debug.skipKernelTC` that a generated file sets, so the renderer refuses every other one.
+ALLOWED_OPTIONS = ("maxRecDepth", "maxHeartbeats")
+_SET_OPTION = re.compile(r"\bset_option\s+([^\s]+)")
+
+
+def check_options(text: str, where: str) -> None:
+    """Refuse a rendered text that sets an option outside :data:`ALLOWED_OPTIONS`."""
+    for m in _SET_OPTION.finditer(text):
+        if m.group(1) not in ALLOWED_OPTIONS:
+            line = text.count("\n", 0, m.start()) + 1
+            raise RenderError(
+                f"{where} line {line}: set_option {m.group(1)} is not allowed in a rendered "
+                f"module (allowed: {', '.join(ALLOWED_OPTIONS)})"
+            )
+
+
+def _rays_lit(rays) -> str:
+    def one(r) -> str:
+        return f".push {r[1]} {r[2]}" if r[0] == "push" else f".fall {r[1]}"
+
+    return "[" + ",\n       ".join("[" + ", ".join(map(one, rs)) + "]" for rs in rays) + "]"
+
+
+def _king_lit(king) -> str:
+    return (
+        "["
+        + ",\n       ".join("[" + ", ".join(f"({t}, {c})" for t, c in ms) + "]" for ms in king)
+        + "]"
+    )
+
+
+def _shifts_lit(shifts) -> str:
+    return "[" + ", ".join(f"⟨{m}, {'true' if r else 'false'}, {a}⟩" for m, r, a in shifts) + "]"
+
+
+def _lines_lit(lines) -> str:
+    return (
+        "["
+        + ",\n       ".join(f"({_shifts_lit(f)},\n        {_shifts_lit(s)})" for f, s in lines)
+        + "]"
+    )
+
+
+GEO_EQ_STEPS_PER_SQUARE = 20_000  # Geo.of and the derived DecidableEq, per square (generous)
 
 
 def _env() -> jinja2.Environment:
@@ -409,16 +612,23 @@ def render_text(
     prefix: str = "Generated",
     corpus: list[dict] | None = None,
     chunk: int = CHUNK,
+    budget: int = split.BUDGET,
 ) -> Rendered:
-    """Every module's text, without touching the disk (deterministic)."""
+    """Every module's text, without touching the disk (deterministic). Weighs the certificate
+    with the cost model first if :func:`weigh` has not run (``chunk`` caps a declaration's
+    entries, ``budget`` its estimated kernel steps)."""
     if not re.fullmatch(r"[A-Z][A-Za-z0-9_]*", prefix):
         raise RenderError(
             f"output directory name {prefix!r} is not a Lean module name (e.g. Generated)"
         )
+    if any(len(s.weights) != len(s.entries) + len(s.aliases) for s in cert.shards):
+        weigh(cert, budget, chunk)
     env = _env()
     cfg, side = cert.cfg, _side(cert.winner)
+    geo = M.geo_of(cfg)
     files: dict[str, str] = {}
     modules = []
+    declarations = []
     names = [f"{prefix}.Shard{i:04d}" for i in range(len(cert.shards))]
     files["Cert.lean"] = env.get_template("cert.lean.jinja").render(
         prefix=prefix,
@@ -429,19 +639,34 @@ def render_text(
         cert_hash=_lean_string(cert.hash),
         root=_lean_string(cert.root),
         ruleset_id=cert.ruleset,
+        size=geo.size,
+        span=geo.span,
+        rays=_rays_lit(geo.rays),
+        king=_king_lit(geo.king),
+        lines=_lines_lit(geo.lines),
     )
     modules.append({"module": f"{prefix}.Cert", "file": "Cert.lean", "kind": "cert", "imports": []})
+    declarations.append(
+        {
+            "module": f"{prefix}.Cert",
+            "theorem": f"{prefix}.Cert.geo_eq",
+            "entries": 0,
+            "estimated_steps": GEO_EQ_STEPS_PER_SQUARE * geo.size,
+        }
+    )
     for j, shard in enumerate(cert.shards):
-        entries = sorted(shard.entries + shard.aliases)
-        defs, root = _lean_tree_expr(entries, {k for k, _, _ in shard.aliases}, chunk)
+        entries = shard.rendered()
+        text = shard_text(entries, {k for k, _, _ in shard.aliases}, shard.runs, shard.weights)
         groups = _groups_lean(names, lower_groups(cert, j))
         module = names[j]
         files[f"Shard{j:04d}.lean"] = env.get_template("shard.lean.jinja").render(
             prefix=prefix,
             module=module,
             imports=names[:j],
-            defs=defs,
-            root=root,
+            blocks=text.blocks,
+            root=text.root,
+            parts=text.parts,
+            combine=text.combine,
             groups=groups,
             side=side,
             index=j,
@@ -457,6 +682,15 @@ def render_text(
             cert_hash=cert.hash,
             ruleset=cert.ruleset,
         )
+        for part in text.parts:
+            declarations.append(
+                {
+                    "module": module,
+                    "theorem": f"{module}.{part['name']}",
+                    "entries": part["entries"],
+                    "estimated_steps": part["steps"],
+                }
+            )
         modules.append(
             {
                 "module": module,
@@ -468,6 +702,9 @@ def render_text(
                 "placement_rank": shard.placement_rank,
                 "entries": len(shard.entries),
                 "aliases": len(shard.aliases),
+                "declarations": len(text.parts),
+                "estimated_steps": sum(p["steps"] for p in text.parts),
+                "estimated_steps_v1": sum(shard.weights_v1) + DECL_OVERHEAD,
                 "axioms": {f"{module}.sound": list(ALLOWED_AXIOMS)},
             }
         )
@@ -485,34 +722,48 @@ def render_text(
         pinned=PINNED,
     )
     final = f"{prefix}.Main.initial_force_win"
+    _, root_steps, root_steps_v1 = root_cost(cert)
+    declarations.append(
+        {
+            "module": f"{prefix}.Main",
+            "theorem": f"{prefix}.Main.root_checked",
+            "entries": 0,
+            "estimated_steps": root_steps,
+        }
+    )
     modules.append(
         {
             "module": f"{prefix}.Main",
             "file": "Main.lean",
             "kind": "main",
             "imports": [f"{prefix}.Cert", *names],
+            "declarations": 1,
+            "estimated_steps": root_steps,
+            "estimated_steps_v1": root_steps_v1,
             "axioms": {final: list(ALLOWED_AXIOMS)},
         }
     )
     summary = {
-        "format": 1,
+        "format": 2,
         "ruleset": cert.ruleset,
         "winner": cert.winner,
         "certificate": cert.hash,
         "entries": sum(len(s.entries) for s in cert.shards),
         "aliases": sum(len(s.aliases) for s in cert.shards),
+        "budget": budget,
         "theorem": {
             "name": final,
             "statement": (
-                f"theorem initial_force_win : ForceWin {cfg.lean()} {side} "
+                f"theorem initial_force_win : ForceWin (Geo.of {cfg.lean()}) {side} "
                 f"(Node.live (Pos.initial {cfg.lean()}))"
             ),
             "axioms": list(ALLOWED_AXIOMS),
         },
         "modules": modules,
+        "declarations": declarations,
     }
     if corpus is not None:
-        text, info = render_corpus_text(corpus, prefix, env)
+        text, info, corpus_decls = render_corpus_text(corpus + model_records(), prefix, env)
         files["Corpus.lean"] = text
         modules.append(
             {
@@ -523,7 +774,10 @@ def render_text(
                 "axioms": {f"{prefix}.Corpus.consistent": list(ALLOWED_AXIOMS)},
             }
         )
+        declarations.extend(corpus_decls)
         summary["corpus"] = info
+    for name, text in files.items():
+        check_options(text, name)
     return Rendered(files, summary)
 
 
@@ -557,11 +811,49 @@ def corpus_records(path: str | os.PathLike[str]) -> list[dict]:
     return out
 
 
+# Boards the Lean corpus always holds records of, on every edge, besides the shared corpus's
+# own: the headline size and the largest board (the shared corpus plays smaller boards).
+MODEL_BOARDS = ((6, 6, 8), (8, 8, 16))
+MODEL_GAMES = 2  # seeded random games per board and edge
+
+
+def model_records(seed: int = 0) -> list[dict]:
+    """Corpus records the reference engine writes for the Lean corpus: ``MODEL_GAMES`` seeded
+    random games on every board of :data:`MODEL_BOARDS` and every edge, with the research
+    movement; each game's transitions are kept (every fifth, and every game-ending one), so
+    pushes, falls, twists, lines and results of the big boards are checked against the model.
+    Deterministic per seed."""
+    import random
+
+    from harness.rules import Game
+    from harness.rules.corpus import transition_record
+    from harness.rules.ruleset import EDGES
+
+    rng = random.Random(seed)
+    out = []
+    for rows, cols, checkers in MODEL_BOARDS:
+        for edge in EDGES:
+            rs = Ruleset(rows=rows, cols=cols, checkers=checkers, edge=edge)
+            for _ in range(MODEL_GAMES):
+                game = Game(rs)
+                while not game.is_terminal() and len(game.actions) < 120:
+                    action = rng.choice(game.legal_actions())
+                    before, pos = game.positions[:-1], game.position
+                    done = game.apply_action(action).result is not None
+                    if done or len(game.actions) % 5 == 0:
+                        out.append(transition_record(rs, before, pos, action, "lean-model"))
+    return out
+
+
+CORPUS_STEPS_PER_RECORD = 40_000  # legal + one step + Geo.of's share, per record (generous)
+
+
 def render_corpus_text(
     records: list[dict], prefix: str, env: jinja2.Environment | None = None
-) -> tuple[str, dict]:
-    """The corpus module: research-family records without a repetition draw (the model judges
-    positions without history), grouped by ruleset, in corpus order."""
+) -> tuple[str, dict, list[dict]]:
+    """The corpus module: the records of every ruleset the model covers (the research movement,
+    every edge and board), without a repetition draw (the model judges positions without
+    history), grouped by ruleset, in corpus order; one kernel-checked declaration per chunk."""
     from harness.rules.corpus import BRANCHES
 
     env = env or _env()
@@ -574,10 +866,14 @@ def render_corpus_text(
             rs = Ruleset.from_id(rec["ruleset"])
         except ValueError as exc:
             raise RenderError(f"corpus record {n}: {exc}") from None
-        if not rs.is_research_family or "repetition_draw" in rec["branches"]:
+        try:
+            cfg = Cfg.of(rs)
+        except EncodingError:
             skipped += 1
             continue
-        cfg = Cfg.of(rs)
+        if "repetition_draw" in rec["branches"]:
+            skipped += 1
+            continue
         try:
             acts = sorted(action_code(cfg, a) for a in rec["actions"])
             fields = (
@@ -608,17 +904,32 @@ def render_corpus_text(
     guard = "GUARD_HITS " + ",".join(
         f"{b}={counts[i]}" for i, b in enumerate(BRANCHES) if counts[i]
     )
+    combine = "chunksOk_nil"
+    for c in reversed(chunks):
+        combine = f"(chunksOk_cons {c['name']}_ok {combine})"
+    module = f"{prefix}.Corpus"
     text = env.get_template("corpus.lean.jinja").render(
         prefix=prefix,
-        module=f"{prefix}.Corpus",
+        module=module,
         chunks=chunks,
+        combine=combine,
         branches=", ".join(_lean_string(b) for b in BRANCHES),
         records=kept,
         skipped=skipped,
         pinned=PINNED,
         guard=guard,
     )
-    return text, {"records": kept, "skipped": skipped, "guard_hits": guard}
+    decls = [
+        {
+            "module": module,
+            "theorem": f"{module}.{c['name']}_ok",
+            "entries": len(c["records"]),
+            "estimated_steps": CORPUS_STEPS_PER_RECORD * len(c["records"]),
+        }
+        for c in chunks
+    ]
+    rulesets = sorted({c["cfg"] for c in chunks})
+    return text, {"records": kept, "skipped": skipped, "guard_hits": guard, "cfgs": rulesets}, decls
 
 
 # --- writing -----------------------------------------------------------------------------------
@@ -644,6 +955,7 @@ def render(
     corpus: str | os.PathLike[str] | None = None,
     check: bool = False,
     chunk: int = CHUNK,
+    budget: int = split.BUDGET,
 ) -> dict:
     """Render ``cert_dir`` (and optionally a corpus file) into ``out_dir``; return the summary.
 
@@ -652,12 +964,13 @@ def render(
     out_dir = Path(out_dir)
     cert = read_certificate(cert_dir)
     expand(cert)
+    weigh(cert, budget, chunk)
     if check:
         ok, reason = mirror_check(cert)
         if not ok:
             raise RenderError(f"{cert_dir}: the Lean checker would reject it: {reason}")
     records = corpus_records(corpus) if corpus is not None else None
-    rendered = render_text(cert, out_dir.name, records, chunk)
+    rendered = render_text(cert, out_dir.name, records, chunk, budget)
     files = dict(rendered.files)
     files[MARKER] = json.dumps(rendered.summary, indent=2, sort_keys=True) + "\n"
     write_atomically(out_dir, files)
@@ -711,7 +1024,7 @@ def _parse_tree(text: str, defs: dict[str, list], where: str) -> list:
     return out
 
 
-_DEF = re.compile(r"^def (\w+) : Tree :=\n((?:  .*\n)+)", re.M)
+_DEF = re.compile(r"^(?:noncomputable )?def (\w+) : Tree :=\n((?:  .*\n)+)", re.M)
 _STR = re.compile(r'^def (\w+) : String := "((?:[^"\\]|\\.)*)"$', re.M)
 _NAT = re.compile(r"^def (\w+) : Nat := (\d+)$", re.M)
 

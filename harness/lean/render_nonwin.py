@@ -370,7 +370,8 @@ def render_text(
         checks_all += check_names
     lit = cfg.lean()
     claims = [
-        f"¬ ForceWin {lit} {_side(s.player)} (Node.live (Pos.initial {lit}))" for s in cert.sets
+        f"¬ ForceWin (Geo.of {lit}) {_side(s.player)} (Node.live (Pos.initial {lit}))"
+        for s in cert.sets
     ]
     if len(cert.sets) == 2:
         final, claim = "initial_draw", "a draw: neither player can force a win"
@@ -425,7 +426,7 @@ def render_text(
         "modules": modules,
     }
     if corpus is not None:
-        text, info = render_corpus_text(corpus, prefix, env)
+        text, info, _ = render_corpus_text(corpus, prefix, env)
         files["Corpus.lean"] = text
         modules.append(
             {

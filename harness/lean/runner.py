@@ -85,7 +85,7 @@ from harness.lean.parse import (
     pinned_outputs,
     printed_axiom_targets,
 )
-from harness.lean.toolchain import Toolchain
+from harness.lean.toolchain import Toolchain, find_replay_checker
 
 RESULT_FORMAT = "pop-harness/lean-result/1"
 STATUSES = (
@@ -586,6 +586,7 @@ def run_project(
     progress: bool | None = None,
     on_result: Callable[[dict], None] | None = None,
     session=None,
+    replay: bool = True,
 ) -> dict:
     """Check every rendered module of ``project``; return the result document.
 
@@ -604,6 +605,12 @@ def run_project(
       ``timeout_seconds``), ``allowed_axioms``, ``order`` (a dependency order);
     * ``prepare``: null, or ``targets``, ``command``, ``status``, ``seconds``, ``peak_mib``,
       ``messages``, ``log``;
+    * ``replay``: the final environment replayed by the kernel (``leanchecker``, or
+      ``lean4checker``, on every built module: ``lake env CHECKER MODULE`` re-adds the
+      module's declarations to its imports' environment), ``status`` (``passed``, ``failed``,
+      ``not available`` when the toolchain has no checker, ``not run`` when a module failed
+      or ``replay`` is off), ``tool``, ``modules`` (name -> ``status``, ``seconds``,
+      ``peak_mib``, ``messages``); ``ok`` needs it passed where it is available;
     * ``shards``: per module name (every rendered module; ``kind`` says shard, corpus or
       module) ``status``, ``cached``, ``seconds``, ``cpu_seconds``, ``peak_mib``,
       ``exit_code``, ``signal``, ``axioms`` (theorem -> axioms), ``guard_hits``,
@@ -660,9 +667,19 @@ def run_project(
         to_run, to_build = to_build, []  # nothing left for the local loop below
         try:
             prepare_record = build_on_cluster(
-                session, project, modules, to_run, keys, prepare_targets,
-                lake=lake, limits=limits, env=env, log_dir=log_dir, cache=cache,
-                decide=decide, bar=bar,
+                session,
+                project,
+                modules,
+                to_run,
+                keys,
+                prepare_targets,
+                lake=lake,
+                limits=limits,
+                env=env,
+                log_dir=log_dir,
+                cache=cache,
+                decide=decide,
+                bar=bar,
             )
         except BaseException:
             bar.close()
@@ -757,6 +774,18 @@ def run_project(
             child.kill()
         bar.close()
 
+    # Modules built on a cluster may have their .olean files on the workers only: no replay here.
+    replay = _replay(
+        project,
+        toolchain,
+        order,
+        modules,
+        records,
+        limits,
+        run_env,
+        log_dir,
+        replay and session is None,
+    )
     by_status = {s: 0 for s in STATUSES}
     for record in records.values():
         by_status[record["status"]] += 1
@@ -765,8 +794,10 @@ def run_project(
     for name in order:
         axioms.update(records[name]["axioms"])
         guard_hits.update(records[name]["guard_hits"])
-    ok = by_status["passed"] == len(order) and (
-        prepare_record is None or prepare_record["status"] == "passed"
+    ok = (
+        by_status["passed"] == len(order)
+        and (prepare_record is None or prepare_record["status"] == "passed")
+        and replay["status"] in ("passed", "not available")
     )
     return {
         "format": RESULT_FORMAT,
@@ -786,6 +817,7 @@ def run_project(
         "allowed_axioms": sorted(ALLOWED_AXIOMS),
         "order": order,
         "prepare": prepare_record,
+        "replay": replay,
         "shards": {name: records[name] for name in order},
         "axioms": dict(sorted(axioms.items())),
         "guard_hits": dict(sorted(guard_hits.items())),
@@ -797,6 +829,56 @@ def run_project(
             "by_status": by_status,
         },
     }
+
+
+def _replay(
+    project: Path,
+    toolchain: Toolchain,
+    order: list[str],
+    modules: dict[str, Module],
+    records: dict[str, dict],
+    limits: Limits,
+    env: dict[str, str],
+    log_dir: Path | None,
+    enabled: bool,
+) -> dict:
+    """Replay every rendered module with the toolchain's olean checker, one at a time.
+
+    ``#print axioms`` in a module sees what the module says; the replay sees what its
+    ``.olean`` holds, so a declaration added without the kernel (environment hacking) fails
+    here. Runs only when every module passed."""
+    checker = find_replay_checker(toolchain.lean, env)
+    if checker is None:
+        return {"status": "not available", "tool": None, "modules": {}}
+    if not enabled or any(records[n]["status"] != "passed" for n in order):
+        return {"status": "not run", "tool": checker.name, "modules": {}}
+    done: dict[str, dict] = {}
+    for name in order:
+        result = run_limited(
+            [str(toolchain.lake), "env", str(checker), name],
+            cwd=project,
+            memory_bytes=limits.memory_bytes,
+            timeout=limits.timeout,
+            env=env,
+        )
+        v = classify(result, file=modules[name].rel, memory_bytes=limits.memory_bytes)
+        status = v.status if v.status != "bad_output" else "passed"
+        if result.exit_code not in (0, None) and status == "passed":
+            status = "crashed"
+        messages = list(v.messages)
+        tail = [ln.strip() for ln in result.output.splitlines() if ln.strip()][-1:]
+        if status != "passed" and tail and not any(tail[0] in m.text for m in messages):
+            # The checker reports a rejection as an uncaught exception, not a Lean message.
+            messages.insert(0, Message("error", tail[0]))
+        done[name] = {
+            "status": status,
+            "seconds": result.seconds,
+            "peak_mib": result.peak_mib,
+            "messages": _trim(messages),
+            "log": _save_log(log_dir, f"{name}.replay", result),
+        }
+    ok = all(r["status"] == "passed" for r in done.values())
+    return {"status": "passed" if ok else "failed", "tool": checker.name, "modules": done}
 
 
 def load_result(path: Path) -> dict:

@@ -145,6 +145,23 @@ def find_tool(name: str, env: dict[str, str] | None = None) -> Path | None:
     return None
 
 
+REPLAY_CHECKERS = ("leanchecker", "lean4checker")
+
+
+def find_replay_checker(lean: Path | None, env: dict[str, str] | None = None) -> Path | None:
+    """The olean replay checker: Lean's ``leanchecker`` (shipped with recent toolchains) or
+    the older ``lean4checker``, next to ``lean`` first, else on PATH or in elan's bin."""
+    for name in REPLAY_CHECKERS:
+        if lean is not None:
+            beside = Path(lean).parent / name
+            if beside.is_file() and os.access(beside, os.X_OK):
+                return beside
+        found = find_tool(name, env)
+        if found is not None:
+            return found
+    return None
+
+
 def parse_lean_version(line: str) -> str:
     """The release number in ``lean --version`` output (ValueError when there is none)."""
     m = _LEAN_VERSION_RE.search(line)

@@ -759,6 +759,21 @@ def _lean_section(lean: dict, render: dict) -> dict:
         "modules": modules,
         "guard_hits": result.get("guard_hits"),
         "summary": result.get("summary"),
+        "replay": _replay_section(result.get("replay")),
+    }
+
+
+def _replay_section(replay: dict | None) -> dict:
+    """The olean replay (``leanchecker``) of the built modules: tool, status, per module."""
+    if not replay:
+        return {"status": "not run", "tool": None, "modules": {}}
+    return {
+        "status": replay.get("status"),
+        "tool": replay.get("tool"),
+        "modules": {
+            name: {k: rec.get(k) for k in ("status", "seconds", "peak_mib")}
+            for name, rec in (replay.get("modules") or {}).items()
+        },
     }
 
 

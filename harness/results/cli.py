@@ -234,6 +234,7 @@ def publish_table(manifests: Path, matrix: str, records: list[dict], key, only=N
     from harness.manifest.manifest import now_utc, write_manifest
 
     path = Path(manifests) / "results" / f"{_name(matrix, only)}.yaml"
+    records = [dict(r, manifest=_relative(r.get("manifest"), Path(manifests))) for r in records]
     doc = {
         "kind": "results",
         "matrix": matrix,
@@ -243,3 +244,17 @@ def publish_table(manifests: Path, matrix: str, records: list[dict], key, only=N
     }
     write_manifest(path, doc, key)
     return path
+
+
+def _relative(manifest: str | None, manifests: Path) -> str | None:
+    """A record's manifest path as published (``manifests/NAME``), never a host path.
+
+    >>> _relative("/home/me/repo/manifests/open/r.yaml", Path("/home/me/repo/manifests"))
+    'manifests/open/r.yaml'
+    """
+    if not manifest:
+        return None
+    try:
+        return "manifests/" + Path(manifest).resolve().relative_to(manifests.resolve()).as_posix()
+    except ValueError:
+        return None

@@ -69,7 +69,7 @@ def _fn(name: str, path: Path = ENGINE) -> PyRef:
     return PyRef(path, name)
 
 
-NOT_IN_LEAN = "Not in the Lean model, which covers the research family only"
+NOT_IN_LEAN = "Not in the Lean model, which covers the research movement only"
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -88,7 +88,7 @@ RULES: tuple[Rule, ...] = (
         "or anywhere.",
         ("move_king", "move_rook", "move_bishop", "move_queen", "move_anywhere"),
         (_fn("movement_allowed"), _fn("_destinations"), _turn("land")),
-        ("gridStep", "kingMoves", "legal", "step"),
+        ("gridStep", "kingFrom", "kingMoves", "legal", "step"),
         "The Lean model has king moves once the bin is empty (binempty, king) and nothing else.",
     ),
     Rule(
@@ -127,7 +127,7 @@ RULES: tuple[Rule, ...] = (
         "through the Klein twist).",
         ("push", "push_wrap", "push_twist"),
         (_fn("surface_step", GEOMETRY), _fn("_pop_rays", GEOMETRY), _turn("pop")),
-        ("torusStep", "pushAll"),
+        ("surfStep", "rayOf", "pushAll"),
     ),
     Rule(
         "push_blocked",
@@ -145,8 +145,7 @@ RULES: tuple[Rule, ...] = (
         "(reincarnation), leaves the game (ringout), or stays where it is (blocked).",
         ("fall_reincarnation", "fall_ringout", "fall_blocked"),
         (_fn("surface_step", GEOMETRY), _turn("pop")),
-        (),
-        f"{NOT_IN_LEAN}: the torus has no edge to fall from.",
+        ("rayOf", "Boards.fall", "step"),
     ),
     Rule(
         "lines",
@@ -161,7 +160,7 @@ RULES: tuple[Rule, ...] = (
             "line_wrapped",
         ),
         (_fn("_lines", GEOMETRY), _turn("lines")),
-        ("shiftE", "shiftW", "shiftS", "lineAlong", "hasLine"),
+        ("lineMaps", "pull", "hasLine"),
     ),
     Rule(
         "result",
@@ -179,8 +178,7 @@ RULES: tuple[Rule, ...] = (
         "both at once is a draw.",
         ("ringout_loss", "ringout_draw"),
         (_turn("ringout"),),
-        (),
-        f"{NOT_IN_LEAN} (torus).",
+        ("popcount", "ringoutResult", "afterLines"),
     ),
     Rule(
         "stuck",
@@ -200,9 +198,9 @@ RULES: tuple[Rule, ...] = (
         ("repetition_draw",),
         (_turn("repetition"),),
         (),
-        "Not modelled in Lean: values are judged from the position alone, and certificate "
-        "ranks strictly decrease along every play, so no position can repeat on a certified "
-        "line.",
+        "Not modelled in Lean: values are judged from the position alone. Along any play "
+        "that follows a force-win, the stage of the least fixed point strictly decreases, "
+        "so no position can repeat on it.",
     ),
 )
 

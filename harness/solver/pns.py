@@ -67,6 +67,7 @@ from harness.solver.proof import (
     _unpack,
     state_of,
 )
+from harness.solver.retrograde import _rss
 
 INF = 1 << 40
 STATE_FORMAT = 1
@@ -140,6 +141,8 @@ class PNSearch:
         self.disproven: dict[State, int] = {}
         self.nodes = 0
         self.generated = 0
+        self.searched = 0  # the largest bound disproven at the root (no win within it)
+        self.bound = 0
         geo = geometry(rs)
         self.line_masks = np.array([ln.mask for ln in geo.lines], dtype=np.uint64)
         self._next_line = 0.0
@@ -183,41 +186,61 @@ class PNSearch:
 
     # --- public ---------------------------------------------------------------------------
 
-    def prove(self) -> PNResult:
-        """Search until the root is solved; raises BudgetExhausted when a budget runs out."""
+    def prove(self, deepen: bool = True) -> PNResult:
+        """Search until the root is solved within ``max_plies``; raises BudgetExhausted when
+        a budget runs out (:attr:`searched` then says how far it got).
+
+        With ``deepen`` the bound grows over the plies a win can take (odd plies when the
+        attacker moves first, even ones otherwise), the table kept from one bound to the
+        next: a shortest proof is found first and shallow disproofs prune the deeper runs.
+        """
         t0 = time.monotonic()
         deadline = None if self.max_seconds is None else t0 + self.max_seconds
         node_limit = None if self.max_nodes is None else self.nodes + self.max_nodes
-        self._new_tree()
         root = self.root_state
-        hit = self._lookup(root, self.max_plies)
-        if hit is None:
-            r = self._add(root, -1, None, self.max_plies, 1, 1)
-            while self.pn[r] and self.dn[r]:
-                if node_limit is not None and self.nodes >= node_limit:
-                    raise BudgetExhausted(f"node budget of {self.max_nodes:,} spent")
-                now = time.monotonic()
-                if deadline is not None and now >= deadline:
-                    raise BudgetExhausted(f"time budget of {self.max_seconds:g} s spent")
-                if self.max_memory is not None and self.nodes % 64 == 0:
-                    if _rss() > self.max_memory:
-                        raise BudgetExhausted(
-                            f"resident memory past {self.max_memory / 2**30:.1f} GiB "
-                            "(budget --memory-limit)"
-                        )
-                self._iterate(r)
-                self._report(now)
-        won = root in self.proven and self.proven[root][0] <= self.max_plies
+        first = 1 if root[4] == self.a else 2
+        bounds = list(range(first, self.max_plies + 1, 2)) if deepen else [self.max_plies]
+        won = None
+        for bound in bounds:
+            self._search(bound, deadline, node_limit)
+            hit = self.proven.get(root)
+            if hit is not None and hit[0] <= bound:
+                won = hit[0]
+                break
+            self.searched = bound
         return PNResult(
             self.rs.id,
             PLAYERS[self.a],
-            PLAYERS[self.a] if won else None,
-            self.proven[root][0] if won else None,
+            None if won is None else PLAYERS[self.a],
+            won,
             self.nodes,
             self.generated,
             time.monotonic() - t0,
             len(self.proven) + len(self.disproven),
         )
+
+    def _search(self, bound: int, deadline: float | None, node_limit: int | None) -> None:
+        """One proof-number search of the root within ``bound`` plies."""
+        self._new_tree()
+        self.bound = bound
+        if self._lookup(self.root_state, bound) is not None:
+            return
+        r = self._add(self.root_state, -1, None, bound, 1, 1)
+        rounds = 0
+        while self.pn[r] and self.dn[r]:
+            if node_limit is not None and self.nodes >= node_limit:
+                raise BudgetExhausted(f"node budget of {self.max_nodes:,} spent")
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
+                raise BudgetExhausted(f"time budget of {self.max_seconds:g} s spent")
+            rounds += 1
+            if self.max_memory is not None and rounds % 64 == 0 and _rss() > self.max_memory:
+                raise BudgetExhausted(
+                    f"resident memory past {self.max_memory / 2**30:.1f} GiB "
+                    "(budget --memory-limit)"
+                )
+            self._iterate(r)
+            self._report(now)
 
     def as_proof_search(self) -> ProofSearch:
         """A :class:`ProofSearch` holding this search's proofs, for the certificate builder:
@@ -429,7 +452,7 @@ class PNSearch:
         self._next_line = now + (2.0 if sys.stderr.isatty() else 60.0)
         r = 0
         self.progress(
-            f"{PLAYERS[self.a]} within {self.max_plies} plies: {self.nodes:,} nodes, "
+            f"{PLAYERS[self.a]} within {self.bound} plies: {self.nodes:,} nodes, "
             f"root pn {self.pn[r]} dn {self.dn[r]}, "
             f"table {len(self.proven) + len(self.disproven):,}"
         )
@@ -524,6 +547,7 @@ def prove_either(
     t0 = time.monotonic()
     nodes_left = max_nodes
     last = None
+    done: list[str] = []
     for a in attackers:
         seconds_left = None if max_seconds is None else max_seconds - (time.monotonic() - t0)
         if seconds_left is not None and seconds_left <= 0:
@@ -537,7 +561,12 @@ def prove_either(
             max_memory=max_memory,
             progress=progress,
         )
-        result = search.prove()
+        try:
+            result = search.prove()
+        except BudgetExhausted as exc:
+            reached = "; ".join(done + [f"{PLAYERS[a]}: no win within {search.searched} plies"])
+            raise BudgetExhausted(f"{exc} ({reached}; {search.nodes:,} nodes)") from None
+        done.append(f"{PLAYERS[a]}: no win within {search.max_plies} plies")
         last = (result, search)
         if result.winner is not None:
             return last
@@ -545,14 +574,6 @@ def prove_either(
             nodes_left -= result.nodes
     assert last is not None
     return last
-
-
-def _rss() -> int:
-    try:
-        with open("/proc/self/statm") as fh:
-            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except OSError:
-        return 0
 
 
 __all__ = ["BatchCanon", "PNResult", "PNSearch", "prove_either", "prove_subtree", "DRAW"]

@@ -6,9 +6,10 @@ import Pop.Rules
 A certificate shard is a binary search tree of entries `(key, action, rank)`: `key` encodes a
 position where the winner `p` is to move (`encode`), `action` is the winning action's code, and
 `rank` strictly decreases along every play. The renderer emits the tree as a literal; it is
-balanced, so the kernel finds a key in `log₂ n` comparisons by structural recursion.
+balanced, so the kernel finds a key in `log₂ n` comparisons by structural recursion. Everything
+runs on a game `g : Geo` (the ruleset's tables, see `Pop.Rules`).
 
-`checkShard c p lower t` recomputes, for every entry, the position after the winning action,
+`checkShard g p lower pr t` recomputes, for every entry, the position after the winning action,
 every reply of the opponent (and every pass), every result, and requires each non-terminal
 position after a reply with `p` to move to be an entry of `t` with smaller rank, or answered
 `true` by `lower` (the shards already proved). Soundness (`Pop.Sound`) never relies on the tree
@@ -39,17 +40,18 @@ def Side.code : Side → Nat
   | .o => 1
 
 /-- A position as one `Nat`: bits `[0, n)` hold `x`, `[n, 2n)` hold `o`, then 5 bits of `x`'s
-bin, 5 bits of `o`'s bin, and the side to move (`n = rows * cols`). -/
-def encode (c : Cfg) (s : Pos) : Nat :=
-  s.x + bit c.size * (s.o + bit c.size * (s.xbin + 32 * (s.obin + 32 * s.turn.code)))
+bin, 5 bits of `o`'s bin, and the side to move (`n = rows * cols`, `span = 2 ^ n`). -/
+def encode (g : Geo) (s : Pos) : Nat :=
+  Nat.add s.x (Nat.mul g.span (Nat.add s.o (Nat.mul g.span
+    (Nat.add s.xbin (Nat.mul 32 (Nat.add s.obin (Nat.mul 32 s.turn.code)))))))
 
 /-- Inverse of `encode` on positions within range. -/
-def decode (c : Cfg) (k : Nat) : Pos :=
-  { x := k % bit c.size
-    o := Nat.shiftRight k c.size % bit c.size
-    xbin := Nat.shiftRight k (2 * c.size) % 32
-    obin := Nat.shiftRight k (2 * c.size + 5) % 32
-    turn := if Nat.beq (Nat.shiftRight k (2 * c.size + 10)) 0 then .x else .o }
+def decode (g : Geo) (k : Nat) : Pos :=
+  { x := Nat.mod k g.span
+    o := Nat.mod (Nat.shiftRight k g.size) g.span
+    xbin := Nat.mod (Nat.shiftRight k (Nat.add g.size g.size)) 32
+    obin := Nat.mod (Nat.shiftRight k (Nat.add (Nat.add g.size g.size) 5)) 32
+    turn := cond (Nat.beq (Nat.shiftRight k (Nat.add (Nat.add g.size g.size) 10)) 0) .x .o }
 
 /-- Boolean equality of positions, field by field. -/
 def Pos.beq (a b : Pos) : Bool :=
@@ -67,13 +69,12 @@ structure Found where
   act : Nat
   rank : Nat
 
-/-- Binary search by key. -/
+/-- Binary search by key (`Nat.ble` and `Nat.beq`, which the kernel runs with GMP; `Nat.blt`
+would unfold to `Nat.ble (k + 1) k'` through the `+` instance). -/
 def Tree.find (k : Nat) : Tree → Option Found
   | .leaf => none
   | .node l k' a n r =>
-    if Nat.blt k k' then l.find k
-    else if Nat.blt k' k then r.find k
-    else some ⟨k', a, n⟩
+    cond (Nat.ble k' k) (cond (Nat.beq k k') (some ⟨k', a, n⟩) (r.find k)) (l.find k)
 
 /-- Does `f` hold at every entry of the tree? -/
 def Tree.all (f : Nat → Nat → Nat → Bool) : Tree → Bool
@@ -94,39 +95,48 @@ def outcomeOk (p : Side) (o : Outcome) (k : Pos → Bool) : Bool :=
 /-- A live position `s` after a turn is won for `p`: with `p` to move, `proved s`; with the
 opponent to move, the opponent has a legal action and every one is good for `p` (a pass that
 hands the turn back to the opponent is followed, up to `fuel` times). -/
-def nodeOk (c : Cfg) (p : Side) (proved : Pos → Bool) : Nat → Pos → Bool
+def nodeOk (g : Geo) (p : Side) (proved : Pos → Bool) : Nat → Pos → Bool
   | 0, _ => false
   | fuel + 1, s =>
     cond (Side.beq s.turn p) (proved s)
-      (nonEmptyAll (fun b => outcomeOk p (step c s b) (fun s' => nodeOk c p proved fuel s'))
-        (legal c s))
+      (nonEmptyAll (fun b => outcomeOk p (step g s b) (fun s' => nodeOk g p proved fuel s'))
+        (legal g s))
 
 /-- Fuel for runs of opponent turns while `p` is stuck: far more than any certificate needs. -/
-def fuelOf (c : Cfg) : Nat := c.size + 2
+def fuelOf (g : Geo) : Nat := Nat.add g.size 2
 
 /-- An entry's check: `p` to move in the decoded position, the action legal, and its outcome
 good for `p` given `proved` for positions with `p` to move. -/
-def entryOk (c : Cfg) (p : Side) (proved : Pos → Bool) (k a : Nat) : Bool :=
-  Side.beq (decode c k).turn p && memB a (legal c (decode c k)) &&
-    outcomeOk p (step c (decode c k) a) (fun s => nodeOk c p proved (fuelOf c) s)
+def entryOk (g : Geo) (p : Side) (proved : Pos → Bool) (k a : Nat) : Bool :=
+  Side.beq (decode g k).turn p && memB a (legal g (decode g k)) &&
+    outcomeOk p (step g (decode g k) a) (fun s => nodeOk g p proved (fuelOf g) s)
 
 /-- A lookup result in this shard counts if its rank is below `n` and its key decodes to `s`. -/
-def foundBelow (c : Cfg) (n : Nat) (s : Pos) : Option Found → Bool
-  | some f => Nat.ble (f.rank + 1) n && Pos.beq (decode c f.key) s
+def foundBelow (g : Geo) (n : Nat) (s : Pos) : Option Found → Bool
+  | some f => Nat.ble (Nat.add f.rank 1) n && Pos.beq (decode g f.key) s
   | none => false
 
-/-- Positions proved for an entry of rank `n`: entries of this shard with smaller rank, or
-positions the lower shards answer for. -/
-def knownBelow (c : Cfg) (t : Tree) (lower : Pos → Bool) (n : Nat) (s : Pos) : Bool :=
-  foundBelow c n s (t.find (encode c s)) || lower s
+/-- A position's placement rank: the checkers left in both bins. -/
+def Pos.placement (s : Pos) : Nat := Nat.add s.xbin s.obin
+
+/-- Positions proved for an entry of rank `n` in a shard of placement rank `pr`: what the
+lower shards answer for (tried first), or, for a position of the shard's own placement rank,
+an entry of this shard with smaller rank. -/
+def knownBelow (g : Geo) (t : Tree) (lower : Pos → Bool) (pr n : Nat) (s : Pos) : Bool :=
+  lower s || (Nat.beq s.placement pr && foundBelow g n s (t.find (encode g s)))
+
+/-- The check of one entry `(k, a, n)` of shard `t` (placement rank `pr`). -/
+def shardEntryOk (g : Geo) (p : Side) (lower : Pos → Bool) (pr : Nat) (t : Tree)
+    (k a n : Nat) : Bool :=
+  entryOk g p (knownBelow g t lower pr n) k a
 
 /-- The shard checker. -/
-def checkShard (c : Cfg) (p : Side) (lower : Pos → Bool) (t : Tree) : Bool :=
-  t.all (fun k a n => entryOk c p (knownBelow c t lower n) k a)
+def checkShard (g : Geo) (p : Side) (lower : Pos → Bool) (pr : Nat) (t : Tree) : Bool :=
+  t.all (shardEntryOk g p lower pr t)
 
 /-- A lookup result counts for a lower shard if its key decodes to `s`. -/
-def foundAt (c : Cfg) (s : Pos) : Option Found → Bool
-  | some f => Pos.beq (decode c f.key) s
+def foundAt (g : Geo) (s : Pos) : Option Found → Bool
+  | some f => Pos.beq (decode g f.key) s
   | none => false
 
 /-- `t.Has k a n`: the tree holds the entry `(k, a, n)` somewhere. -/
@@ -138,24 +148,24 @@ inductive Tree.Has : Tree → Nat → Nat → Nat → Prop where
       Tree.Has r k a n → Tree.Has (.node l k' a' n' r) k a n
 
 /-- What a shard theorem states: every entry's position has `ForceWin`. -/
-def TreeProved (c : Cfg) (p : Side) (t : Tree) : Prop :=
-  ∀ k a n, t.Has k a n → ForceWin c p (.live (decode c k))
+def TreeProved (g : Geo) (p : Side) (t : Tree) : Prop :=
+  ∀ k a n, t.Has k a n → ForceWin g p (.live (decode g k))
 
 /-- A proved shard: its tree together with its theorem, so lookups carry their proofs. -/
-structure Proved (c : Cfg) (p : Side) where
+structure Proved (g : Geo) (p : Side) where
   tree : Tree
-  sound : TreeProved c p tree
+  sound : TreeProved g p tree
 
 /-- Is `s` (with key `key`) an entry of one of these proved shards? -/
-def findIn (c : Cfg) {p : Side} (s : Pos) (key : Nat) : List (Proved c p) → Bool
+def findIn (g : Geo) {p : Side} (s : Pos) (key : Nat) : List (Proved g p) → Bool
   | [] => false
-  | t :: ts => foundAt c s (t.tree.find key) || findIn c s key ts
+  | t :: ts => foundAt g s (t.tree.find key) || findIn g s key ts
 
-/-- The lookup of the lower shards: groups of proved shards by placement rank (checkers left in
-both bins), so a lookup searches only the shards of the position's own placement rank. -/
-def lookupTable (c : Cfg) {p : Side} : List (Nat × List (Proved c p)) → Pos → Bool
+/-- The lookup of the lower shards: groups of proved shards by placement rank, so a lookup
+searches only the shards of the position's own placement rank. -/
+def lookupTable (g : Geo) {p : Side} : List (Nat × List (Proved g p)) → Pos → Bool
   | [], _ => false
-  | g :: gs, s =>
-    (Nat.beq g.1 (s.xbin + s.obin) && findIn c s (encode c s) g.2) || lookupTable c gs s
+  | e :: es, s =>
+    (Nat.beq e.1 s.placement && findIn g s (encode g s) e.2) || lookupTable g es s
 
 end Pop

@@ -23,23 +23,23 @@ def okOut (p : Side) (mem : Pos → Bool) (o : Outcome) : Bool :=
 
 /-- The closure condition at `s`: with `p` to move, `p` has an action and every action is kept
 from winning; with the defender to move, the defender's action `a` is legal and kept. -/
-def closedAt (c : Cfg) (p : Side) (mem : Pos → Bool) (s : Pos) (a : Nat) : Bool :=
+def closedAt (c : Geo) (p : Side) (mem : Pos → Bool) (s : Pos) (a : Nat) : Bool :=
   cond (Side.beq s.turn p)
     (nonEmptyAll (fun b => okOut p mem (step c s b)) (legal c s))
     (memB a (legal c s) && okOut p mem (step c s a))
 
 /-- Is `s` an entry of one of the trees? -/
-def inTrees (c : Cfg) (s : Pos) : List Tree → Bool
+def inTrees (c : Geo) (s : Pos) : List Tree → Bool
   | [] => false
   | t :: ts => foundAt c s (t.find (encode c s)) || inTrees c s ts
 
 /-- The shard checker: the closure condition at every entry of `t`. -/
-def checkSet (c : Cfg) (p : Side) (mem : Pos → Bool) (t : Tree) : Bool :=
+def checkSet (c : Geo) (p : Side) (mem : Pos → Bool) (t : Tree) : Bool :=
   t.all (fun k a _ => closedAt c p mem (decode c k) a)
 
 /-- Every tree of a list passed `checkSet`; the rendered main module builds it from the shard
 theorems, one `cons` per shard. -/
-inductive AllChecked (c : Cfg) (p : Side) (mem : Pos → Bool) : List Tree → Prop where
+inductive AllChecked (c : Geo) (p : Side) (mem : Pos → Bool) : List Tree → Prop where
   | nil : AllChecked c p mem []
   | cons (t : Tree) (ts : List Tree) :
       checkSet c p mem t = true → AllChecked c p mem ts → AllChecked c p mem (t :: ts)

@@ -20,14 +20,14 @@ theorem Side.beq_other_same (p : Side) : Side.beq p.other p = false := by
   cases p <;> rfl
 
 /-- A force-win at a finished game is `p`'s win. -/
-theorem ForceWin.over_is_win {c : Cfg} {p : Side} {r : Result} (h : ForceWin c p (.over r)) :
+theorem ForceWin.over_is_win {c : Geo} {p : Side} {r : Result} (h : ForceWin c p (.over r)) :
     r = .win p := by
   cases h
   rfl
 
 /-- An outcome kept from `p`'s win that is nevertheless a force-win node is a live position
 of the set. -/
-theorem okOut_live {c : Cfg} {p : Side} {mem : Pos → Bool} {o : Outcome}
+theorem okOut_live {c : Geo} {p : Side} {mem : Pos → Bool} {o : Outcome}
     (h : okOut p mem o = true) (hw : ForceWin c p o.node) :
     ∃ s, o.node = .live s ∧ mem s = true := by
   obtain ⟨next, result⟩ := o
@@ -41,7 +41,7 @@ theorem okOut_live {c : Cfg} {p : Side} {mem : Pos → Bool} {o : Outcome}
     exact absurd h' (by cases p <;> decide)
 
 /-- The heart: a closed set contains no force-win position, by induction on `ForceWin`. -/
-theorem not_forceWin_of_closed (c : Cfg) (p : Side) (mem : Pos → Bool)
+theorem not_forceWin_of_closed (c : Geo) (p : Side) (mem : Pos → Bool)
     (hc : ∀ s, mem s = true → ∃ a, closedAt c p mem s a = true) :
     ∀ n, ForceWin c p n → ∀ s, n = .live s → mem s = true → False := by
   intro n hw
@@ -81,7 +81,7 @@ theorem not_forceWin_of_closed (c : Cfg) (p : Side) (mem : Pos → Bool)
     exact ih b hleg s'' hn'' hm''
 
 /-- A lookup hit in a checked tree: the closure condition holds at the position looked for. -/
-theorem found_closed {c : Cfg} {p : Side} {mem : Pos → Bool} {s : Pos} (t : Tree)
+theorem found_closed {c : Geo} {p : Side} {mem : Pos → Bool} {s : Pos} (t : Tree)
     (ht : checkSet c p mem t = true) :
     ∀ (key : Nat) (o : Option Found), t.find key = o → foundAt c s o = true →
       ∃ a, closedAt c p mem s a = true
@@ -97,18 +97,18 @@ theorem found_closed {c : Cfg} {p : Side} {mem : Pos → Bool} {s : Pos} (t : Tr
     rw [he] at hk
     exact ⟨f.act, hk⟩
 
-theorem AllChecked.head {c : Cfg} {p : Side} {mem : Pos → Bool} {t : Tree} {ts : List Tree}
+theorem AllChecked.head {c : Geo} {p : Side} {mem : Pos → Bool} {t : Tree} {ts : List Tree}
     (h : AllChecked c p mem (t :: ts)) : checkSet c p mem t = true := by
   cases h with
   | cons _ _ h1 _ => exact h1
 
-theorem AllChecked.tail {c : Cfg} {p : Side} {mem : Pos → Bool} {t : Tree} {ts : List Tree}
+theorem AllChecked.tail {c : Geo} {p : Side} {mem : Pos → Bool} {t : Tree} {ts : List Tree}
     (h : AllChecked c p mem (t :: ts)) : AllChecked c p mem ts := by
   cases h with
   | cons _ _ _ h2 => exact h2
 
 /-- Membership in checked trees gives the closure condition. -/
-theorem inTrees_closed (c : Cfg) (p : Side) (mem : Pos → Bool) (s : Pos) :
+theorem inTrees_closed (c : Geo) (p : Side) (mem : Pos → Bool) (s : Pos) :
     ∀ ts : List Tree, AllChecked c p mem ts → inTrees c s ts = true →
       ∃ a, closedAt c p mem s a = true
   | [], _, h => by
@@ -121,7 +121,7 @@ theorem inTrees_closed (c : Cfg) (p : Side) (mem : Pos → Bool) (s : Pos) :
     · exact inTrees_closed c p mem s ts (AllChecked.tail hall) h2
 
 /-- Soundness: no position of an accepted non-win set has `ForceWin c p`. -/
-theorem nonWin_sound (c : Cfg) (p : Side) (ts : List Tree)
+theorem nonWin_sound (c : Geo) (p : Side) (ts : List Tree)
     (hall : AllChecked c p (fun s => inTrees c s ts) ts) :
     ∀ s, inTrees c s ts = true → ¬ ForceWin c p (.live s) := by
   intro s hs hw

@@ -73,20 +73,34 @@ def test_codec_actions_round_trip_and_refuse_other_rulesets():
     cfg = Cfg.of(research("4x5-c6"))
     for text in ("a1", "e4", "b2-c3", "e4-d3"):
         assert action_text(cfg, action_code(cfg, text)) == text
-    with pytest.raises(EncodingError, match="field .edge. is ringout; the Lean model covers edge"):
-        Cfg.of(Ruleset.from_id("pop1-4x4-c8-ringout-continue-binempty-king-nozero-nojump"))
+    for edge in ("reincarnation", "ringout", "blocked", "torus", "klein"):
+        rs = Ruleset.from_id(f"pop1-4x4-c8-{edge}-continue-binempty-king-nozero-nojump")
+        assert Cfg.of(rs).ruleset() == rs
+    for rid, field in (
+        ("pop1-4x4-c8-torus-draw-binempty-king-nozero-nojump", "stuck"),
+        ("pop1-4x4-c8-torus-continue-always-king-nozero-nojump", "movement"),
+        ("pop1-4x4-c8-torus-continue-binempty-rook-nozero-nojump", "pattern"),
+        ("pop1-4x4-c8-torus-continue-binempty-king-zero-nojump", "zero move"),
+        ("pop1-4x4-c8-klein-continue-binempty-king-nozero-jump", "jumps"),
+    ):
+        with pytest.raises(EncodingError, match=f"field '{field}'"):
+            Cfg.of(Ruleset.from_id(rid))
 
 
 # --- the mirror of the Lean model against the reference engine -------------------------------
 
 
+EDGES = ("reincarnation", "ringout", "blocked", "torus", "klein")
+
+
+@pytest.mark.parametrize("edge", EDGES)
 @pytest.mark.parametrize("board", ["3x3-c3", "3x3-c5", "4x4-c8", "3x5-c4", "5x4-c8", "6x6-c8"])
-def test_mirror_agrees_with_reference_engine_on_random_games(board):
-    rs = research(board)
+def test_mirror_agrees_with_reference_engine_on_random_games(board, edge):
+    rs = research(board).with_(edge=edge)
     cfg = Cfg.of(rs)
-    rng = random.Random(board)
+    rng = random.Random(board + edge)
     transitions = 0
-    for _ in range(12):
+    for _ in range(24):
         pos = Position.initial(rs)
         for _ in range(60):
             s = M.Pos(pos.board[0], pos.board[1], pos.bins[0], pos.bins[1], pos.turn)
@@ -105,18 +119,23 @@ def test_mirror_agrees_with_reference_engine_on_random_games(board):
             if out.result is not None:
                 break
             pos = nx
-    assert transitions > 50
+    assert transitions > 60
 
 
 def test_mirror_agrees_with_the_transition_corpus():
     from harness.rules.corpus import build_corpus
 
     checked = 0
+    edges = set()
     for rec in build_corpus(0):
         rs = Ruleset.from_id(rec["ruleset"])
-        if not rs.is_research_family or "repetition_draw" in rec["branches"]:
+        try:
+            cfg = Cfg.of(rs)
+        except EncodingError:
             continue
-        cfg = Cfg.of(rs)
+        if "repetition_draw" in rec["branches"]:
+            continue
+        edges.add(rs.edge)
         s = M.pos_decode(cfg, position_key(cfg, rec["position"]))
         assert M.legal(cfg, s) == sorted(action_code(cfg, a) for a in rec["actions"])
         out = M.step(cfg, s, action_code(cfg, rec["action"]))
@@ -124,6 +143,7 @@ def test_mirror_agrees_with_the_transition_corpus():
         assert R.RESULT_CODES[rec["result"]] == _result_code(out.result), rec
         checked += 1
     assert checked >= 20
+    assert edges == set(EDGES)
 
 
 def _result_code(result) -> int:
@@ -204,9 +224,9 @@ def test_bad_certificates_get_one_line_errors(tmp_path, solved):
         R.render(tmp_path / "nothing", tmp_path / "Generated")
     tinycert.write(cfg, tmp_path / "other", winner, chosen)
     index = (tmp_path / "other" / "index.yaml").read_text()
-    other = index.replace("3x3-c3-torus", "3x3-c3-ringout")
+    other = index.replace("3x3-c3-torus-continue", "3x3-c3-torus-draw")
     (tmp_path / "other" / "index.yaml").write_text(other)
-    with pytest.raises(R.RenderError, match="the Lean model covers"):
+    with pytest.raises(R.RenderError, match="field 'stuck'"):
         R.render(tmp_path / "other", tmp_path / "Generated")
 
 
@@ -250,19 +270,27 @@ def test_corpus_module_counts_branches(tmp_path, solved):
     from harness.rules.corpus import build_corpus
 
     records = build_corpus(0)
-    text, info = R.render_corpus_text(records, "Generated")
-    kept = [
-        r
-        for r in records
-        if Ruleset.from_id(r["ruleset"]).is_research_family
-        and "repetition_draw" not in r["branches"]
-    ]
+    text, info, decls = R.render_corpus_text(records, "Generated")
+    kept = [r for r in records if _covered(r) and "repetition_draw" not in r["branches"]]
     assert info["records"] == len(kept) == len(re.findall(r"⟨\d+, \[", text))
     assert info["records"] + info["skipped"] == len(records)
     place = sum("place" in r["branches"] for r in kept)
     assert f"place={place}" in info["guard_hits"]
     assert "repetition_draw" not in info["guard_hits"]
     assert f"-- Expected: {info['guard_hits']}" in text
+    # Every edge is in the corpus module, each chunk is its own declaration.
+    assert {e for e in EDGES if f".{e}⟩" in text} == set(EDGES)
+    assert len(decls) == len(re.findall(r"^theorem r\d+_ok", text, re.M)) > 5
+    for branch in ("fall_reincarnation", "fall_ringout", "push_twist", "ringout_loss"):
+        assert f"{branch}=" in info["guard_hits"]
+
+
+def _covered(rec) -> bool:
+    try:
+        Cfg.of(Ruleset.from_id(rec["ruleset"]))
+    except EncodingError:
+        return False
+    return True
 
 
 # --- Lean sources ------------------------------------------------------------------------------
@@ -306,3 +334,34 @@ def test_render_summary_lists_modules_in_dependency_order(tmp_path, solved):
         )
         done.add(mod["module"])
     assert summary["theorem"]["name"] == "Generated.Main.initial_force_win"
+
+
+def test_poptest_examples_agree_with_the_mirror():
+    """Every `legal`/`step` example of lean/PopTest.lean, evaluated by the mirror."""
+    text = (ROOT / "lean" / "PopTest.lean").read_text()
+    geo = r"\(Geo\.of ⟨(\d+), (\d+), (\d+), \.(\w+)⟩\)"
+    legal = re.compile(rf"example : legal {geo} \(decode {geo} (\d+)\) = \[([\d, ]*)\]")
+    nxt = re.compile(
+        rf"example : encode {geo} \(step {geo} \(decode {geo} (\d+)\) (\d+)\)\.next = (\d+)"
+    )
+    res = re.compile(
+        rf"example : resultCode \(step {geo} \(decode {geo} (\d+)\) (\d+)\)\.result = (\d)"
+    )
+    counts = [0, 0, 0]
+    for m in legal.finditer(text):
+        cfg = Cfg(int(m[1]), int(m[2]), int(m[3]), m[4])
+        want = [int(x) for x in m[10].split(",")] if m[10].strip() else []
+        assert M.legal(cfg, M.pos_decode(cfg, int(m[9]))) == want, m[0]
+        counts[0] += 1
+    for m in nxt.finditer(text):
+        cfg = Cfg(int(m[1]), int(m[2]), int(m[3]), m[4])
+        out = M.step(cfg, M.pos_decode(cfg, int(m[13])), int(m[14]))
+        assert M.pos_encode(cfg, out.next) == int(m[15]), m[0]
+        counts[1] += 1
+    for m in res.finditer(text):
+        cfg = Cfg(int(m[1]), int(m[2]), int(m[3]), m[4])
+        out = M.step(cfg, M.pos_decode(cfg, int(m[9])), int(m[10]))
+        assert _result_code(out.result) == int(m[11]), m[0]
+        counts[2] += 1
+    assert min(counts) >= 18
+    assert {e for e in EDGES if f", .{e}⟩" in text} == set(EDGES)

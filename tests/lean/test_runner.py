@@ -569,3 +569,42 @@ def test_peak_memory_is_the_programs_not_the_harness(tmp_path) -> None:
     del ballast
     assert result.exit_code == 0
     assert result.peak_mib < 128
+
+
+# --------------------------------------------------------------------------------------------
+# replay of the final environment (leanchecker)
+
+
+def test_without_a_checker_the_replay_is_recorded_as_not_available(world: LeanWorld) -> None:
+    result = run(world)
+    assert result["ok"] is True
+    assert result["replay"] == {"status": "not available", "tool": None, "modules": {}}
+
+
+def test_the_checker_replays_every_built_module(world: LeanWorld) -> None:
+    from .standin.world import write_shim
+
+    write_shim(world.bin, "leanchecker")
+    world.scenario(log=str(world.calls_path))
+    result = run(world)
+    assert result["ok"] is True
+    assert result["replay"]["status"] == "passed" and result["replay"]["tool"] == "leanchecker"
+    assert sorted(result["replay"]["modules"]) == sorted(ALL)
+    replayed = [c["module"] for c in world.calls() if c.get("tool") == "leanchecker"]
+    assert replayed == result["order"]  # in dependency order, after the builds
+
+
+def test_a_module_the_checker_rejects_fails_the_run(world: LeanWorld) -> None:
+    from .standin.world import write_shim
+
+    write_shim(world.bin, "leanchecker")
+    world.scenario({SHARD2: {"replay_error": "declaration type mismatch"}})
+    result = run(world)
+    assert statuses(result) == dict.fromkeys(ALL, "passed")  # the builds themselves passed
+    assert result["ok"] is False
+    assert result["replay"]["status"] == "failed"
+    bad = result["replay"]["modules"][SHARD2]
+    assert bad["status"] != "passed"
+    assert any("declaration type mismatch" in m["text"] for m in bad["messages"]), bad
+    others = {n: r["status"] for n, r in result["replay"]["modules"].items() if n != SHARD2}
+    assert set(others.values()) == {"passed"}

@@ -55,8 +55,8 @@ def test_verify_seal_audit(ruleset, runner, tmp_path, key):
         assert doc["result"]["value"] == "draw" and doc["certificate"]["format"] == 2
         assert doc["final_theorem"]["name"].endswith("initial_draw")
         statement = doc["final_theorem"]["statement"]
-        assert "¬ ForceWin ⟨3, 4, 3⟩ Side.x" in statement
-        assert "¬ ForceWin ⟨3, 4, 3⟩ Side.o" in statement
+        assert "¬ ForceWin (Geo.of ⟨3, 4, 3, .torus⟩) Side.x" in statement
+        assert "¬ ForceWin (Geo.of ⟨3, 4, 3, .torus⟩) Side.o" in statement
         assert set(doc["certificate"]["sets"]) == {"x", "o"}
 
     data, name, _ = build_archive(report.manifest, report.work, key)

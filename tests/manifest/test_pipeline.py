@@ -53,6 +53,7 @@ def test_lean_without_toolchain_is_incomplete_and_recorded_as_not_run(verified, 
     assert {"python", "numpy", "platform"} <= set(doc["environment"])
     assert doc["lean"]["status"] == "not run" and "no Lean toolchain" in doc["lean"]["reason"]
     assert [m["status"] for m in doc["lean"]["modules"]] == ["not run"] * 3
+    assert "replay" not in doc["lean"]  # nothing built, nothing replayed
     assert doc["corpus"]["guard_hits"] == {"place": 3, "push": 2}
     assert doc["final_theorem"]["name"] == "Generated.Main.initial_force_win"
     assert doc["final_theorem"]["statement"].startswith("theorem initial_force_win")
@@ -87,6 +88,14 @@ def test_lean_passed_is_pass_with_measured_time_and_observed_axioms(verified_lea
     assert (verified_lean.report.verdict, verified_lean.report.exit_code) == ("PASS", 0)
     doc, _ = read_signed(verified_lean.manifest, key.public)
     assert doc["lean"]["status"] == "passed"
+    # The olean replay of the built modules is recorded, per module, without host paths.
+    replay = doc["lean"]["replay"]
+    assert replay["status"] == "passed" and replay["tool"] == "leanchecker"
+    assert len(replay["modules"]) == 3
+    assert all(
+        r == {"status": "passed", "seconds": 1.0, "peak_mib": 64.0}
+        for r in replay["modules"].values()
+    )
     assert doc["final_theorem"]["axioms"] == ["propext"]
     assert doc["check"]["measured"]["seconds"] == 7.5
     assert doc["check"]["measured"]["peak_mib"] == 512.0
@@ -285,7 +294,7 @@ def test_publish_needs_a_project_key_and_refuses_before_running(tmp_path, key):
 @pytest.mark.parametrize(
     ("ruleset", "field"),
     [
-        ("pop1-4x4-c8-klein-continue-binempty-king-nozero-nojump", "'edge' is klein"),
+        ("pop1-4x4-c8-klein-draw-binempty-king-nozero-nojump", "'stuck' is draw"),
         ("pop1-4x4-c8-torus-continue-always-king-nozero-nojump", "'movement' is always"),
         ("pop1-4x4-c8-torus-continue-binempty-king-zero-nojump", "'zero move' is zero"),
     ],

@@ -19,7 +19,7 @@ from harness.results.cli import cell_text, grid
 from harness.results.matrix import cells_of
 
 DRAW_IN_MODEL = "pop1-3x4-c3-torus-continue-binempty-king-nozero-nojump"  # torus: full verify
-DRAW_OUTSIDE = "pop1-3x3-c8-reincarnation-continue-binempty-king-nozero-nojump"  # Python only
+DRAW_OUTSIDE = "pop1-3x3-c8-reincarnation-draw-binempty-king-nozero-nojump"  # Python only
 X_WINS = "pop1-3x3-c8-torus-continue-binempty-king-nozero-nojump"
 
 
@@ -48,7 +48,7 @@ def test_a_ruleset_outside_the_lean_model_is_checked_in_python(tmp_path, key):
     record = run_cell(DRAW_OUTSIDE, 60, work=tmp_path / "out", manifests=tmp_path / "m", key=key)
     assert record["status"] == "certified", record["detail"]
     assert record["value"] == "draw" and record["verdict"] == "PYTHON-CHECKED"
-    assert record["lean"].startswith("not run: field 'edge' is reincarnation")
+    assert record["lean"].startswith("not run: field 'stuck' is draw")
     won = run_cell(X_WINS, 60, work=tmp_path / "out", manifests=tmp_path / "m", key=key)
     assert (won["status"], won["value"], won["plies"]) == ("certified", "x", 7)
 

@@ -362,7 +362,10 @@ def test_rule_code_is_cut_from_the_sources():
             assert ln["code"] in LEAN, ln["label"]
             assert re.search(r"^(def|inductive|structure|theorem) ", ln["code"], re.M)
     by_id = {r["id"]: r for r in rules}
-    assert by_id["push"]["lean"][1]["code"].splitlines()[-1].strip().startswith("else pushAll")
+    # A declaration is cut whole: pushAll's last alternative is the fall.
+    push_all = by_id["push"]["lean"][2]["code"]
+    assert push_all.startswith("/--") and "def pushAll" in push_all
+    assert push_all.splitlines()[-1].strip().startswith("| .fall n :: rs, b =>")
     assert "# 5.3 Repetition" in by_id["repetition"]["python"][0]["code"]
     assert "# Stuck" not in by_id["ringout"]["python"][0]["code"]  # a section stops at the next
 

@@ -64,6 +64,10 @@ The scenario is a JSON file named by ``$POP_STANDIN_SCENARIO``::
      "default_axioms": ["propext"],
      "log": "/tmp/calls.jsonl"}
 
+``leanchecker MODULE`` (run as ``lake env leanchecker MODULE``)
+    Replays a built module: succeeds when its ``.olean`` is on ``LEAN_PATH``; a scenario
+    ``replay_error`` makes it fail with that message, as a kernel rejection would.
+
 ``log`` gets one JSON line per lean run (module, pid, start and end times), so tests can
 check build order and parallelism.
 """
@@ -458,8 +462,50 @@ def lake_main(args: list[str]) -> int:
         return 0
     if args[:1] == ["build"]:
         return lake_build(args[1:])
-    print(f"error: the stand-in lake only knows --version and build, not {args}", file=sys.stderr)
+    if args[:1] == ["env"] and len(args) > 1:
+        # Like Lake: run the command with the workspace's search path.
+        env = dict(os.environ, LEAN_PATH=str(Path.cwd() / ".lake" / "build" / "lib" / "lean"))
+        return subprocess.run(args[1:], env=env, check=False).returncode
+    print(
+        f"error: the stand-in lake only knows --version, build and env, not {args}", file=sys.stderr
+    )
     return 1
+
+
+# --------------------------------------------------------------------------------------------
+# leanchecker
+
+
+def leanchecker_main(args: list[str]) -> int:
+    """``leanchecker MODULE``: replays the module's ``.olean`` found on ``LEAN_PATH``. The
+    stand-in checks that the built ``.olean`` exists; a scenario ``replay_error`` for the
+    module makes it report that error (as a kernel rejection) and exit 1."""
+    if len(args) != 1:
+        print("usage: leanchecker MODULE", file=sys.stderr)
+        return 2
+    module = args[0]
+    roots = [Path(p) for p in os.environ.get("LEAN_PATH", "").split(os.pathsep) if p]
+    olean = next(
+        (
+            r / (module.replace(".", "/") + ".olean")
+            for r in roots
+            if (r / (module.replace(".", "/") + ".olean")).is_file()
+        ),
+        None,
+    )
+    sc = scenario()
+    log = sc.get("log")
+    if log:
+        with open(log, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"tool": "leanchecker", "module": module}) + "\n")
+    if olean is None:
+        print(f"uncaught exception: object file of module {module} does not exist")
+        return 1
+    error = sc.get("modules", {}).get(module, {}).get("replay_error")
+    if error:
+        print(f"uncaught exception: (kernel) {error}")
+        return 1
+    return 0
 
 
 # --------------------------------------------------------------------------------------------
@@ -488,7 +534,9 @@ def main(argv: list[str]) -> int:
         print("usage: standin.py lake|lean|elan ARGS...", file=sys.stderr)
         return 2
     tool, args = argv[0], argv[1:]
-    return {"lake": lake_main, "lean": lean_main, "elan": elan_main}[tool](args)
+    tools = {"lake": lake_main, "lean": lean_main, "elan": elan_main}
+    tools["leanchecker"] = leanchecker_main
+    return tools[tool](args)
 
 
 if __name__ == "__main__":
