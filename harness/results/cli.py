@@ -18,6 +18,8 @@ import json
 import sys
 from pathlib import Path
 
+import yaml
+
 from harness.atomic import atomic_file
 from harness.cli import EXIT_FAILED, EXIT_OK, HarnessError, positive
 from harness.cluster import Session, add_cluster_arguments, cluster_spec
@@ -132,13 +134,24 @@ def run(args: argparse.Namespace) -> int:
         from harness.manifest.publish import require_project_key
 
         require_project_key(key, args.manifests)
+    kept = {}
+    if not args.rerun:
+        kept = kept_open_cells(args.manifests, args.matrix, args.only, args.budget)
+    todo = [c for c in cells if c.ruleset not in kept]
     records = []
     spec = cluster_spec(args)
     if spec.requested:
-        records = _cells_on_cluster(spec, cells, args, key)
+        records_done = _cells_on_cluster(spec, todo, args, key)
+        done = dict(zip((c.ruleset for c in todo), records_done, strict=True))
     for i, cell in enumerate(cells, 1):
-        if spec.requested:
-            record = records[i - 1]
+        if cell.ruleset in kept:
+            record = kept[cell.ruleset]
+            say = f"[{i}/{len(cells)}] {cell.ruleset} (open: kept from the published table)"
+            print(say, file=sys.stderr)
+            records.append(record)
+        elif spec.requested:
+            record = done[cell.ruleset]
+            records.append(record)
         else:
             print(f"[{i}/{len(cells)}] {cell.ruleset}", file=sys.stderr)
             record = run_cell(
@@ -160,6 +173,32 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         print(grid(records))
     return EXIT_FAILED if any(r["status"] == "failed" for r in records) else EXIT_OK
+
+
+def kept_open_cells(manifests: Path, matrix: str, only, budget: float) -> dict[str, dict]:
+    """The open cells of the published table that a run with ``budget`` would not improve on.
+
+    An open record says how far a budget got; a run with a smaller or equal budget can only
+    say less, so such a cell keeps its published record (``--rerun`` recomputes it). A cell
+    that is now published on its own (``MANIFESTS/RULESET.yaml``) is never kept: its record
+    is read from there.
+    """
+    path = Path(manifests) / "results" / f"{_name(matrix, only)}.yaml"
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return {}
+    cells = doc.get("cells") if isinstance(doc, dict) else None
+    kept = {}
+    for r in cells if isinstance(cells, list) else []:
+        if not isinstance(r, dict) or r.get("status") != "open":
+            continue
+        ruleset, spent = r.get("ruleset"), r.get("budget")
+        if not isinstance(ruleset, str) or not isinstance(spent, int | float):
+            continue
+        if spent >= budget and not (Path(manifests) / f"{ruleset}.yaml").is_file():
+            kept[ruleset] = r
+    return kept
 
 
 def cell_task(ruleset, budget, work, manifests, key_path, publish, rerun) -> dict:

@@ -145,3 +145,43 @@ def test_publish_signs_the_table(tmp_path):
     generate(stranger)
     args[args.index(str(keyfile))] = str(stranger)
     assert main([*args, "--publish"]) == 2  # only a project key publishes
+
+
+def _open_table(manifests, ruleset, budget):
+    (manifests / "results").mkdir(parents=True)
+    cell = {"ruleset": ruleset, "status": "open", "budget": budget, "reached": {"x": 11}}
+    (manifests / "results" / "issue-3x3-c8-torus.yaml").write_text(
+        yaml.safe_dump({"kind": "results", "cells": [cell]})
+    )
+
+
+@pytest.mark.parametrize("spent, kept", [(600, True), (60, True), (30, False)])
+def test_an_open_cell_is_kept_unless_the_budget_is_larger(tmp_path, spent, kept):
+    manifests = tmp_path / "m"
+    _open_table(manifests, X_WINS, spent)
+    found = cli_module.kept_open_cells(manifests, "issue", ["3x3-c8-torus"], 60)
+    assert (X_WINS in found) is kept
+    if kept:
+        assert found[X_WINS]["reached"] == {"x": 11}
+
+
+def test_an_open_cell_published_since_is_not_kept(tmp_path):
+    manifests = tmp_path / "m"
+    _open_table(manifests, X_WINS, 600)
+    (manifests / f"{X_WINS}.yaml").write_text("result: {value: x}\n")
+    assert cli_module.kept_open_cells(manifests, "issue", ["3x3-c8-torus"], 60) == {}
+
+
+def test_the_command_keeps_an_open_cell_and_rerun_recomputes_it(tmp_path, capsys):
+    keyfile = tmp_path / "keys" / "signing-key.pem"
+    generate(keyfile)
+    manifests = tmp_path / "m"
+    _open_table(manifests, X_WINS, 600)
+    args = ["results", "--matrix", "issue", "--only", "3x3-c8-torus", "--budget", "60"]
+    args += ["--work", str(tmp_path / "out"), "--manifests", str(manifests), "--key", str(keyfile)]
+    assert main(args) == 0
+    table = json.loads((tmp_path / "out" / "issue-3x3-c8-torus.json").read_text())
+    assert [c["status"] for c in table["cells"]] == ["open"]
+    assert main([*args, "--rerun"]) == 0
+    table = json.loads((tmp_path / "out" / "issue-3x3-c8-torus.json").read_text())
+    assert [c["value"] for c in table["cells"]] == ["x"]
