@@ -574,6 +574,28 @@ def _lines_lit(lines) -> str:
 GEO_EQ_STEPS_PER_SQUARE = 20_000  # Geo.of and the derived DecidableEq, per square (generous)
 
 
+def geo_fields(cfg: Cfg) -> dict[str, object]:
+    """The template fields of ``geo.lean.jinja``: the literal tables of ``Geo.of cfg``."""
+    geo = M.geo_of(cfg)
+    return {
+        "size": geo.size,
+        "span": geo.span,
+        "rays": _rays_lit(geo.rays),
+        "king": _king_lit(geo.king),
+        "lines": _lines_lit(geo.lines),
+    }
+
+
+def geo_declaration(prefix: str, cfg: Cfg) -> dict:
+    """The ``render.json`` declaration row of ``Cert.geo_eq``."""
+    return {
+        "module": f"{prefix}.Cert",
+        "theorem": f"{prefix}.Cert.geo_eq",
+        "entries": 0,
+        "estimated_steps": GEO_EQ_STEPS_PER_SQUARE * M.geo_of(cfg).size,
+    }
+
+
 def _env() -> jinja2.Environment:
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
@@ -625,7 +647,6 @@ def render_text(
         weigh(cert, budget, chunk)
     env = _env()
     cfg, side = cert.cfg, _side(cert.winner)
-    geo = M.geo_of(cfg)
     files: dict[str, str] = {}
     modules = []
     declarations = []
@@ -639,21 +660,10 @@ def render_text(
         cert_hash=_lean_string(cert.hash),
         root=_lean_string(cert.root),
         ruleset_id=cert.ruleset,
-        size=geo.size,
-        span=geo.span,
-        rays=_rays_lit(geo.rays),
-        king=_king_lit(geo.king),
-        lines=_lines_lit(geo.lines),
+        **geo_fields(cfg),
     )
     modules.append({"module": f"{prefix}.Cert", "file": "Cert.lean", "kind": "cert", "imports": []})
-    declarations.append(
-        {
-            "module": f"{prefix}.Cert",
-            "theorem": f"{prefix}.Cert.geo_eq",
-            "entries": 0,
-            "estimated_steps": GEO_EQ_STEPS_PER_SQUARE * geo.size,
-        }
-    )
+    declarations.append(geo_declaration(prefix, cfg))
     for j, shard in enumerate(cert.shards):
         entries = shard.rendered()
         text = shard_text(entries, {k for k, _, _ in shard.aliases}, shard.runs, shard.weights)

@@ -22,10 +22,13 @@ defender is; every position reached in a frame other than the stored one becomes
 entry. A position the expansion cannot find in the certificate is not rendered: the kernel
 (and :func:`mirror_check`) then reject the set.
 
-**Pieces.** The expanded set, sorted by key, is cut into pieces of at most ``piece`` positions
-(:data:`PIECE`), each checked by its own declaration, so no declaration is bigger than one
-piece's closure checks (``piece`` positions times their actions, each a ``step`` and a
-lookup in every piece).
+**Pieces.** The expanded set, sorted by key, is weighed entry by entry with the kernel cost
+model (:func:`weigh`: the closure check, every ``step`` and every membership lookup) and cut
+into consecutive key ranges by :func:`harness.lean.split.pack`, each under
+:data:`harness.lean.split.BUDGET` estimated steps and at most :data:`PIECE` positions; each
+piece is checked by its own declaration. The pieces are the leaves of a balanced ``Index``
+(``SetX.lean``), so a lookup walks to the one piece whose key range holds the key and searches
+it alone: a declaration's cost does not grow with the number of pieces.
 """
 
 from __future__ import annotations
@@ -46,10 +49,12 @@ from harness.cert.format import (
 from harness.cert.nonwin_format import PLAYER_TEXT, parse_nonwin_entry, read_nonwin_index
 from harness.lean import model as M
 from harness.lean import nonwin_model as N
+from harness.lean import split
 from harness.lean.codec import Cfg, action_code, code_of_action, position_key
 from harness.lean.render import (
     ALIAS,
     ALLOWED_AXIOMS,
+    DECL_OVERHEAD,
     MARKER,
     PINNED,
     RenderError,
@@ -58,14 +63,17 @@ from harness.lean.render import (
     _lean_string,
     _lean_tree_expr,
     _progress,
+    check_options,
     corpus_records,
+    geo_declaration,
+    geo_fields,
     render_corpus_text,
     write_atomically,
 )
 from harness.rules import Position, Ruleset
 from harness.rules.symmetry import canonical
 
-PIECE = 256  # expanded positions per kernel check (see the module docstring)
+PIECE = 4096  # at most this many expanded positions per kernel check (see the docstring)
 CHUNK = 512  # entries per tree definition inside a piece
 
 
@@ -78,6 +86,10 @@ class SetData:
     files: list[str]
     entries: list[tuple[int, int, int]]
     aliases: list[tuple[int, int, int]] = field(default_factory=list)
+    # Filled by :func:`weigh`: per expanded entry (sorted by key) its estimated kernel steps,
+    # and the pieces (contiguous runs of expanded entries).
+    weights: list[int] = field(default_factory=list)
+    runs: list[range] = field(default_factory=list)
 
     def expanded(self) -> list[tuple[int, int, int]]:
         return sorted(self.entries + self.aliases)
@@ -227,19 +239,73 @@ def expand(cert: NonWinData) -> None:
         nws.aliases = sorted((k, a, 0) for k, a in aliases.items())
 
 
-def pieces(nws: SetData, piece: int = PIECE) -> list[list[tuple[int, int, int]]]:
-    """The expanded set sorted by key, cut into pieces of at most ``piece`` entries."""
-    entries = nws.expanded()
-    return [entries[i : i + piece] for i in range(0, len(entries), piece)] or [[]]
-
-
-def mirror_check(cert: NonWinData, piece: int = PIECE) -> tuple[bool, str]:
-    """Run the Python mirror of what the rendered modules ask the kernel; (accepted, reason)."""
+def weigh(cert: NonWinData, budget: int = split.BUDGET, piece: int = PIECE) -> None:
+    """Fill every set's ``weights`` (the cost model on each entry's closure check) and ``runs``
+    (pieces packed by weight under ``budget``, at most ``piece`` entries). Lookups are weighed
+    on a balanced tree of the whole set: the index and the piece it routes to are as deep, give
+    or take a level."""
     cfg = cert.cfg
     for nws in cert.sets:
+        entries = nws.expanded()
+        whole = M.balanced(entries)
+
+        def mem(s: M.Pos, m: M.Meter, t=whole) -> bool:
+            return N.in_index(cfg, s, t, m)
+
+        nws.weights = [N.entry_cost(cfg, nws.player, mem, k, a)[1] for k, a, _ in entries]
+        nws.runs = split.pack(nws.weights, budget, piece, DECL_OVERHEAD)
+
+
+def _weighed(cert: NonWinData) -> None:
+    if any(len(s.weights) != len(s.entries) + len(s.aliases) for s in cert.sets):
+        weigh(cert)
+
+
+def pieces(nws: SetData) -> list[list[tuple[int, int, int]]]:
+    """The expanded set sorted by key, cut into its weighed runs (one empty piece if empty)."""
+    entries = nws.expanded()
+    return [entries[r.start : r.stop] for r in nws.runs] or [[]]
+
+
+def index_text(names: list[str], parts: list[list[tuple[int, int, int]]]) -> str:
+    """The Lean literal of :func:`harness.lean.nonwin_model.index_of` over the pieces' trees."""
+
+    def build(lo: int, hi: int) -> str:
+        if hi - lo == 1:
+            return f"(.piece {names[lo]}.tree)"
+        mid = (lo + hi) // 2
+        return f"(.split {parts[mid][0][0]} {build(lo, mid)} {build(mid, hi)})"
+
+    return build(0, len(parts))
+
+
+def checked_text(names: list[str]) -> str:
+    """The proof of ``IndexChecked`` along the index: as deep as the index."""
+
+    def build(lo: int, hi: int) -> str:
+        if hi - lo == 1:
+            return f"(IndexChecked.piece {names[lo]}.checked)"
+        mid = (lo + hi) // 2
+        return f"(IndexChecked.split {build(lo, mid)} {build(mid, hi)})"
+
+    return build(0, len(names))[1:-1]
+
+
+def root_cost(cert: NonWinData, nws: SetData) -> int:
+    """``Main.<p>_root`` on the mirror: estimated kernel steps of the initial lookup."""
+    m = M.Meter()
+    N.in_index(cert.cfg, M.initial(cert.cfg), N.index_of(pieces(nws)), m)
+    return M.estimate(m, "v2") + DECL_OVERHEAD
+
+
+def mirror_check(cert: NonWinData) -> tuple[bool, str]:
+    """Run the Python mirror of what the rendered modules ask the kernel; (accepted, reason)."""
+    cfg = cert.cfg
+    _weighed(cert)
+    for nws in cert.sets:
         me = PLAYER_TEXT[nws.player]
-        trees = [M.balanced(part) for part in pieces(nws, piece)]
-        bad = N.failing(cfg, nws.player, trees)
+        ix = N.index_of(pieces(nws))
+        bad = N.failing(cfg, nws.player, ix)
         if bad:
             from harness.lean.codec import position_text
 
@@ -247,7 +313,7 @@ def mirror_check(cert: NonWinData, piece: int = PIECE) -> tuple[bool, str]:
                 f"set {me}: checkSet fails at {position_text(cfg, bad[0].key)!r} "
                 f"({len(bad)} position(s))"
             )
-        if not N.in_trees(cfg, M.initial(cfg), trees):
+        if not N.in_index(cfg, M.initial(cfg), ix):
             return False, f"set {me}: the initial position is not in the set"
     return True, "accepted"
 
@@ -266,17 +332,19 @@ def render_text(
     cert: NonWinData,
     prefix: str = "Generated",
     corpus: list[dict] | None = None,
-    piece: int = PIECE,
 ) -> Rendered:
-    """Every module's text, without touching the disk (deterministic)."""
+    """Every module's text, without touching the disk (deterministic). Weighs the sets with
+    the cost model first if :func:`weigh` has not run."""
     if not re.fullmatch(r"[A-Z][A-Za-z0-9_]*", prefix):
         raise RenderError(
             f"output directory name {prefix!r} is not a Lean module name (e.g. Generated)"
         )
+    _weighed(cert)
     env = _env()
     cfg = cert.cfg
     files: dict[str, str] = {}
     modules = []
+    declarations = [geo_declaration(prefix, cfg)]
     files["Cert.lean"] = env.get_template("nonwin_cert.lean.jinja").render(
         prefix=prefix,
         cfg=cfg.lean(),
@@ -285,6 +353,7 @@ def render_text(
         value=_lean_string(cert.value),
         root=_lean_string(cert.root),
         cert_hash=_lean_string(cert.hash),
+        **geo_fields(cfg),
     )
     modules.append({"module": f"{prefix}.Cert", "file": "Cert.lean", "kind": "cert", "imports": []})
     main_sets = []
@@ -293,7 +362,8 @@ def render_text(
         me = PLAYER_TEXT[nws.player]
         tag = me.upper()
         side = _side(nws.player)
-        parts = pieces(nws, piece)
+        parts = pieces(nws)
+        steps = split.run_weights(nws.weights, nws.runs, DECL_OVERHEAD) or [DECL_OVERHEAD]
         alias_keys = {k for k, _, _ in nws.aliases}
         data_names = [f"{prefix}.NonWin{tag}{i:04d}" for i in range(len(parts))]
         set_module = f"{prefix}.Set{tag}"
@@ -327,7 +397,7 @@ def render_text(
             prefix=prefix,
             module=set_module,
             pieces=data_names,
-            trees=[f"{n}.tree" for n in data_names],
+            index=index_text(data_names, parts),
             player=me,
             cert_hash=cert.hash,
         )
@@ -350,6 +420,7 @@ def render_text(
                 player=me,
                 index=i,
                 entries=len(part),
+                steps=steps[i],
                 cert_hash=cert.hash,
                 ruleset=cert.ruleset,
             )
@@ -361,12 +432,31 @@ def render_text(
                     "imports": [f"{prefix}.Cert", data_names[i], set_module],
                     "player": me,
                     "entries": len(part),
+                    "declarations": 1,
+                    "estimated_steps": steps[i],
                 }
             )
-        chain = "AllChecked.nil"
-        for name in reversed(check_names):
-            chain = f"AllChecked.cons _ _ {name}.checked ({chain})"
-        main_sets.append({"player": me, "side": side, "set_module": set_module, "chain": chain})
+            declarations.append(
+                {
+                    "module": check_names[i],
+                    "theorem": f"{check_names[i]}.checked",
+                    "entries": len(part),
+                    "estimated_steps": steps[i],
+                }
+            )
+        root_steps = root_cost(cert, nws)
+        declarations.append(
+            {
+                "module": f"{prefix}.Main",
+                "theorem": f"{prefix}.Main.{me}_root",
+                "entries": 0,
+                "estimated_steps": root_steps,
+            }
+        )
+        checked = checked_text([f"{n}" for n in check_names])
+        main_sets.append(
+            {"player": me, "side": side, "set_module": set_module, "checked": checked}
+        )
         checks_all += check_names
     lit = cfg.lean()
     claims = [
@@ -423,10 +513,13 @@ def render_text(
             "statement": f"theorem {final} : {statement}",
             "axioms": list(ALLOWED_AXIOMS),
         },
+        "budget": split.BUDGET,
         "modules": modules,
+        "declarations": declarations,
     }
     if corpus is not None:
-        text, info, _ = render_corpus_text(corpus, prefix, env)
+        text, info, corpus_decls = render_corpus_text(corpus, prefix, env)
+        declarations.extend(corpus_decls)
         files["Corpus.lean"] = text
         modules.append(
             {
@@ -438,6 +531,8 @@ def render_text(
             }
         )
         summary["corpus"] = info
+    for name, text in files.items():
+        check_options(text, name)
     return Rendered(files, summary)
 
 
@@ -447,7 +542,6 @@ def render_nonwin(
     *,
     corpus: str | os.PathLike[str] | None = None,
     check: bool = False,
-    piece: int = PIECE,
 ) -> dict:
     """Render a format-2 ``cert_dir`` into ``out_dir``; return the summary (``render.json``).
 
@@ -457,15 +551,22 @@ def render_nonwin(
     cert = read_nonwin_certificate(cert_dir)
     expand(cert)
     if check:
-        ok, reason = mirror_check(cert, piece)
+        ok, reason = mirror_check(cert)
         if not ok:
             raise RenderError(f"{cert_dir}: the Lean checker would reject it: {reason}")
     records = corpus_records(corpus) if corpus is not None else None
-    rendered = render_text(cert, out_dir.name, records, piece)
+    rendered = render_text(cert, out_dir.name, records)
     files = dict(rendered.files)
     files[MARKER] = json.dumps(rendered.summary, indent=2, sort_keys=True) + "\n"
     write_atomically(out_dir, files)
     return rendered.summary
 
 
-__all__ = ["ALIAS", "render_nonwin", "mirror_check", "read_nonwin_certificate", "expand"]
+__all__ = [
+    "ALIAS",
+    "render_nonwin",
+    "mirror_check",
+    "read_nonwin_certificate",
+    "expand",
+    "weigh",
+]

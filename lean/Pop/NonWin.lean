@@ -5,11 +5,14 @@ import Pop.Check
 
 A non-win set for `p` is a set `S` of positions, closed under play: where `p` is to move, every
 legal action ends the game without `p` winning or hands over a position of `S`; where the
-opponent is to move, one named action does. It is stored as a list of search trees (the shards)
-of entries `(key, action, 0)`: `key` encodes a position (`encode`), `action` is the defender's
-action code (ignored where `p` is to move). Membership is a lookup in every tree, accepted only
-when the stored key decodes to exactly the position looked for, so soundness (`Pop.NonWinSound`)
-never relies on the trees being sorted or on `encode` being injective.
+opponent is to move, one named action does. It is stored as search trees (the pieces) of entries
+`(key, action, 0)`: `key` encodes a position (`encode`), `action` is the defender's action code
+(ignored where `p` is to move). The pieces are the leaves of an `Index`, a balanced tree split by
+keys: a lookup of `s` walks the index to the one piece whose key range holds `encode g s` and
+searches that piece only, so a check costs the same whatever the number of pieces. A hit is
+accepted only when the stored key decodes to exactly the position looked for, so soundness
+(`Pop.NonWinSound`) never relies on the index or the trees being sorted, nor on `encode` being
+injective: a wrong split key can only make a lookup miss.
 -/
 
 namespace Pop
@@ -28,20 +31,29 @@ def closedAt (c : Geo) (p : Side) (mem : Pos → Bool) (s : Pos) (a : Nat) : Boo
     (nonEmptyAll (fun b => okOut p mem (step c s b)) (legal c s))
     (memB a (legal c s) && okOut p mem (step c s a))
 
-/-- Is `s` an entry of one of the trees? -/
-def inTrees (c : Geo) (s : Pos) : List Tree → Bool
-  | [] => false
-  | t :: ts => foundAt c s (t.find (encode c s)) || inTrees c s ts
+/-- The pieces of a set: `split k lo hi` sends keys below `k` to `lo`, the others to `hi`. -/
+inductive Index where
+  | piece (t : Tree)
+  | split (k : Nat) (lo hi : Index)
+
+/-- The piece a key is routed to. -/
+def Index.pick (key : Nat) : Index → Tree
+  | .piece t => t
+  | .split k lo hi => cond (Nat.blt key k) (lo.pick key) (hi.pick key)
+
+/-- Is `s` an entry of the piece its key is routed to? -/
+def inIndex (g : Geo) (s : Pos) (ix : Index) : Bool :=
+  foundAt g s ((ix.pick (encode g s)).find (encode g s))
 
 /-- The shard checker: the closure condition at every entry of `t`. -/
-def checkSet (c : Geo) (p : Side) (mem : Pos → Bool) (t : Tree) : Bool :=
-  t.all (fun k a _ => closedAt c p mem (decode c k) a)
+def checkSet (g : Geo) (p : Side) (mem : Pos → Bool) (t : Tree) : Bool :=
+  t.all (fun k a _ => closedAt g p mem (decode g k) a)
 
-/-- Every tree of a list passed `checkSet`; the rendered main module builds it from the shard
-theorems, one `cons` per shard. -/
-inductive AllChecked (c : Geo) (p : Side) (mem : Pos → Bool) : List Tree → Prop where
-  | nil : AllChecked c p mem []
-  | cons (t : Tree) (ts : List Tree) :
-      checkSet c p mem t = true → AllChecked c p mem ts → AllChecked c p mem (t :: ts)
+/-- Every piece of an index passed `checkSet`; the rendered main module builds it from the
+piece theorems along the index (as deep as the index, not as long as the list of pieces). -/
+inductive IndexChecked (g : Geo) (p : Side) (mem : Pos → Bool) : Index → Prop where
+  | piece {t : Tree} : checkSet g p mem t = true → IndexChecked g p mem (.piece t)
+  | split {k : Nat} {lo hi : Index} :
+      IndexChecked g p mem lo → IndexChecked g p mem hi → IndexChecked g p mem (.split k lo hi)
 
 end Pop

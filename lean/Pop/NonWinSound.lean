@@ -4,8 +4,8 @@ import Pop.Sound
 /-!
 # Soundness of the non-win checker
 
-`nonWin_sound`: if every tree of `ts` passes `checkSet` over the membership of `ts` itself, then
-no position of `ts` has `ForceWin c p`. The set may contain cycles; the proof is by induction on
+`nonWin_sound`: if every piece of the index `ix` passes `checkSet` over the membership of `ix`
+itself (`inIndex`), then no position of `ix` has `ForceWin g p`. The set may contain cycles; the proof is by induction on
 `ForceWin` (a least fixed point, so only finite wins): a force-win of a position in the set
 would need a force-win of a position in the set one turn later, forever, which an inductive
 proof cannot contain.
@@ -97,41 +97,45 @@ theorem found_closed {c : Geo} {p : Side} {mem : Pos → Bool} {s : Pos} (t : Tr
     rw [he] at hk
     exact ⟨f.act, hk⟩
 
-theorem AllChecked.head {c : Geo} {p : Side} {mem : Pos → Bool} {t : Tree} {ts : List Tree}
-    (h : AllChecked c p mem (t :: ts)) : checkSet c p mem t = true := by
-  cases h with
-  | cons _ _ h1 _ => exact h1
+/-- Either branch of a `cond` has a property, so the chosen one has it. -/
+theorem cond_of_both {P : Tree → Prop} (b : Bool) {x y : Tree} (hx : P x) (hy : P y) :
+    P (cond b x y) := by
+  cases b
+  · exact hy
+  · exact hx
 
-theorem AllChecked.tail {c : Geo} {p : Side} {mem : Pos → Bool} {t : Tree} {ts : List Tree}
-    (h : AllChecked c p mem (t :: ts)) : AllChecked c p mem ts := by
-  cases h with
-  | cons _ _ _ h2 => exact h2
+/-- The piece a key is routed to is one of the checked pieces. -/
+theorem IndexChecked.pick {g : Geo} {p : Side} {mem : Pos → Bool} (key : Nat) {ix : Index}
+    (h : IndexChecked g p mem ix) : checkSet g p mem (ix.pick key) = true := by
+  induction h with
+  | piece ht => exact ht
+  | split _ _ ihl ihh =>
+    exact cond_of_both (P := fun t => checkSet g p mem t = true) _ ihl ihh
 
-/-- Membership in checked trees gives the closure condition. -/
-theorem inTrees_closed (c : Geo) (p : Side) (mem : Pos → Bool) (s : Pos) :
-    ∀ ts : List Tree, AllChecked c p mem ts → inTrees c s ts = true →
-      ∃ a, closedAt c p mem s a = true
-  | [], _, h => by
-    have h' : false = true := h
-    nomatch h'
-  | t :: ts, hall, h => by
-    have h' : (foundAt c s (t.find (encode c s)) || inTrees c s ts) = true := h
-    rcases bor_cases h' with h1 | h2
-    · exact found_closed t (AllChecked.head hall) (encode c s) _ rfl h1
-    · exact inTrees_closed c p mem s ts (AllChecked.tail hall) h2
+/-- Membership in a checked index gives the closure condition. -/
+theorem inIndex_closed {g : Geo} {p : Side} {mem : Pos → Bool} {ix : Index}
+    (hall : IndexChecked g p mem ix) (s : Pos) (h : inIndex g s ix = true) :
+    ∃ a, closedAt g p mem s a = true :=
+  found_closed (ix.pick (encode g s)) (hall.pick (encode g s)) (encode g s) _ rfl h
 
-/-- Soundness: no position of an accepted non-win set has `ForceWin c p`. -/
-theorem nonWin_sound (c : Geo) (p : Side) (ts : List Tree)
-    (hall : AllChecked c p (fun s => inTrees c s ts) ts) :
-    ∀ s, inTrees c s ts = true → ¬ ForceWin c p (.live s) := by
+/-- Soundness: no position of an accepted non-win set has `ForceWin g p`. -/
+theorem nonWin_sound (g : Geo) (p : Side) (ix : Index)
+    (hall : IndexChecked g p (fun s => inIndex g s ix) ix) :
+    ∀ s, inIndex g s ix = true → ¬ ForceWin g p (.live s) := by
   intro s hs hw
-  exact not_forceWin_of_closed c p (fun s => inTrees c s ts)
-    (fun s' hs' => inTrees_closed c p (fun s => inTrees c s ts) s' ts hall hs') (.live s) hw s rfl hs
+  exact not_forceWin_of_closed g p (fun s => inIndex g s ix)
+    (fun s' hs' => inIndex_closed hall s' hs') (.live s) hw s rfl hs
+
+/-- No win in equal games: carries a non-win about a certificate's literal tables over to the
+game `Geo.of` defines. -/
+theorem not_forceWin_of_geo_eq {g g' : Geo} (e : g = g') {p : Side} {n : Node}
+    (h : ¬ ForceWin g p n) : ¬ ForceWin g' p n :=
+  fun hw => h (ForceWin.of_geo_eq e.symm hw)
 
 /-- The statement the rendered modules rely on, with its axioms pinned here. -/
 theorem nonWinSoundness :
-    ∀ c p (ts : List Tree), AllChecked c p (fun s => inTrees c s ts) ts →
-      ∀ s, inTrees c s ts = true → ¬ ForceWin c p (.live s) :=
+    ∀ g p (ix : Index), IndexChecked g p (fun s => inIndex g s ix) ix →
+      ∀ s, inIndex g s ix = true → ¬ ForceWin g p (.live s) :=
   pinned nonWin_sound
 
 /-- info: 'Pop.nonWinSoundness' depends on axioms: [propext, Classical.choice, Quot.sound] -/
