@@ -5,10 +5,10 @@ import Pop.Sound
 # Soundness of the non-win checker
 
 `nonWin_sound`: if every piece of the index `ix` passes `checkSet` over the membership of `ix`
-itself (`inIndex`), then no position of `ix` has `ForceWin g p`. The set may contain cycles; the proof is by induction on
-`ForceWin` (a least fixed point, so only finite wins): a force-win of a position in the set
-would need a force-win of a position in the set one turn later, forever, which an inductive
-proof cannot contain.
+itself (`inIndex`), then no position of `ix` has `ForceWin g p`. The set may contain cycles; the
+proof is by induction on `ForceWin` (a least fixed point, so only finite wins): a force-win of a
+position in the set would need a force-win of a position in the set one turn later, forever, which
+an inductive proof cannot contain.
 -/
 
 namespace Pop
@@ -105,21 +105,21 @@ theorem cond_of_both {P : Tree → Prop} (b : Bool) {x y : Tree} (hx : P x) (hy 
   · exact hx
 
 /-- The piece a key is routed to is one of the checked pieces. -/
-theorem IndexChecked.pick {g : Geo} {p : Side} {mem : Pos → Bool} (key : Nat) {ix : Index}
-    (h : IndexChecked g p mem ix) : checkSet g p mem (ix.pick key) = true := by
+theorem IndexChecked.pick {g : Geo} {p : Side} {mem : Pos → Bool} (key : Nat)
+    {ix : PieceIndex} (h : IndexChecked g p mem ix) : checkSet g p mem (ix.pick key) = true := by
   induction h with
   | piece ht => exact ht
   | split _ _ ihl ihh =>
     exact cond_of_both (P := fun t => checkSet g p mem t = true) _ ihl ihh
 
 /-- Membership in a checked index gives the closure condition. -/
-theorem inIndex_closed {g : Geo} {p : Side} {mem : Pos → Bool} {ix : Index}
+theorem inIndex_closed {g : Geo} {p : Side} {mem : Pos → Bool} {ix : PieceIndex}
     (hall : IndexChecked g p mem ix) (s : Pos) (h : inIndex g s ix = true) :
     ∃ a, closedAt g p mem s a = true :=
   found_closed (ix.pick (encode g s)) (hall.pick (encode g s)) (encode g s) _ rfl h
 
 /-- Soundness: no position of an accepted non-win set has `ForceWin g p`. -/
-theorem nonWin_sound (g : Geo) (p : Side) (ix : Index)
+theorem nonWin_sound (g : Geo) (p : Side) (ix : PieceIndex)
     (hall : IndexChecked g p (fun s => inIndex g s ix) ix) :
     ∀ s, inIndex g s ix = true → ¬ ForceWin g p (.live s) := by
   intro s hs hw
@@ -134,7 +134,7 @@ theorem not_forceWin_of_geo_eq {g g' : Geo} (e : g = g') {p : Side} {n : Node}
 
 /-- The statement the rendered modules rely on, with its axioms pinned here. -/
 theorem nonWinSoundness :
-    ∀ g p (ix : Index), IndexChecked g p (fun s => inIndex g s ix) ix →
+    ∀ g p (ix : PieceIndex), IndexChecked g p (fun s => inIndex g s ix) ix →
       ∀ s, inIndex g s ix = true → ¬ ForceWin g p (.live s) :=
   pinned nonWin_sound
 
