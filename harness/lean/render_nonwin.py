@@ -2,14 +2,16 @@
 
 Under ``out_dir`` (module prefix ``out_dir``'s name, ``Generated`` by default)::
 
-    Cert.lean               the ruleset as ``Pop.Cfg``, the value and the certificate's hash
-    NonWinX0000.lean …      the set "x cannot force a win" in pieces: search-tree literals of
-                            ``(key, defender's action, 0)``
-    SetX.lean               ``trees``: every piece of the set
-    CheckX0000.lean …       one kernel check per piece: ``checkSet`` over membership in the whole
-                            set, ``by decide +kernel``
+    Cert.lean               the ruleset as ``Pop.Cfg``, its literal tables ``geo`` with
+                            ``geo_eq : geo = Geo.of cfg``, the value and the certificate's hash
+    NonWinX0000.lean …      the set "x cannot force a win" in pieces (consecutive key ranges):
+                            search-tree literals of ``(key, defender's action, 0)``
+    SetX.lean               ``index``: the pieces as leaves of a balanced ``PieceIndex``
+    CheckX0000.lean …       one kernel check per piece: ``checkSet`` over ``inIndex`` of the
+                            whole set, ``by decide +kernel``
     (the same for o)
-    Main.lean               ``AllChecked`` from the checks, ``inTrees`` of the initial position,
+    Main.lean               ``IndexChecked`` from the checks along the index, ``inIndex`` of
+                            the initial position, carried to ``Geo.of cfg`` by ``geo_eq``,
                             and the final theorem (``initial_draw`` for a draw: neither player can
                             force a win), axioms pinned with ``#guard_msgs``
     render.json             what was rendered
