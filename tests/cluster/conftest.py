@@ -164,14 +164,3 @@ def wait_for_file(path: Path, timeout: float = 60) -> str:
         time.sleep(0.05)
     raise AssertionError(f"{path} never appeared")
 
-
-def pytest_collection_modifyitems(config, items) -> None:
-    """``slow`` cluster tests (the 6x6 research certificate, minutes each) run only when
-    asked for with ``-m slow``."""
-    if "slow" in (config.getoption("markexpr") or ""):
-        return
-    skip = pytest.mark.skip(reason="slow: run with -m slow")
-    here = Path(__file__).parent
-    for item in items:
-        if "slow" in item.keywords and Path(item.fspath).is_relative_to(here):
-            item.add_marker(skip)
