@@ -22,7 +22,7 @@ from harness.lean.codec import Cfg
 
 @dataclass(frozen=True)
 class Split:
-    """``Pop.Index.split``: keys below ``key`` go to ``lo``; a piece is a tree (``Node | None``)."""
+    """``Pop.PieceIndex.split``: keys below ``key`` go to ``lo``; a piece is a tree (``Node | None``)."""
 
     key: int
     lo: Index
@@ -51,7 +51,7 @@ def index_of(parts: list[list[tuple[int, int, int]]]) -> Index:
 
 
 def pick(ix: Index, key: int, m: M.Meter | None = None) -> M.Node | None:
-    """``Pop.Index.pick``: the piece ``key`` is routed to (one ``Nat.blt`` a level)."""
+    """``Pop.PieceIndex.pick``: the piece ``key`` is routed to (one ``Nat.blt`` a level)."""
     levels = 0
     while isinstance(ix, Split):
         levels += 1

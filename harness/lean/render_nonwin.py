@@ -28,7 +28,7 @@ entry. A position the expansion cannot find in the certificate is not rendered: 
 model (:func:`weigh`: the closure check, every ``step`` and every membership lookup) and cut
 into consecutive key ranges by :func:`harness.lean.split.pack`, each under
 :data:`harness.lean.split.BUDGET` estimated steps and at most :data:`PIECE` positions; each
-piece is checked by its own declaration. The pieces are the leaves of a balanced ``Index``
+piece is checked by its own declaration. The pieces are the leaves of a balanced ``PieceIndex``
 (``SetX.lean``), so a lookup walks to the one piece whose key range holds the key and searches
 it alone: a declaration's cost does not grow with the number of pieces.
 """
