@@ -22,7 +22,8 @@ from harness.lean.codec import Cfg
 
 @dataclass(frozen=True)
 class Split:
-    """``Pop.PieceIndex.split``: keys below ``key`` go to ``lo``; a piece is a tree (``Node | None``)."""
+    """``Pop.PieceIndex.split``: keys below ``key`` go to ``lo``; a piece is a tree
+    (``Node | None``)."""
 
     key: int
     lo: Index
