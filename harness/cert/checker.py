@@ -84,12 +84,15 @@ class _Loaded:
     entry: Entry
 
 
-class Checker:
-    """One run of the checker over a certificate directory (see :func:`check_certificate`)."""
+class CheckRun:
+    """What every certificate checker shares: errors collected up to ``max_errors``, the
+    run timed, and the certificate's ruleset checked against the one expected. A subclass
+    sets ``report`` and implements ``_run``."""
 
     def __init__(
         self,
         directory: Path,
+        report,
         *,
         ruleset: str | None = None,
         max_errors: int = 20,
@@ -99,8 +102,7 @@ class Checker:
         self.expected_ruleset = ruleset
         self.max_errors = max_errors
         self.progress = progress
-        self.report = CheckReport(str(directory))
-        self.table: dict[Position, _Loaded] = {}
+        self.report = report
 
     def fail(self, message: str) -> None:
         self.report.errors.append(message)
@@ -108,7 +110,7 @@ class Checker:
             self.report.truncated = True
             raise _Stop
 
-    def run(self) -> CheckReport:
+    def run(self):
         t0 = time.monotonic()
         try:
             self._run()
@@ -120,10 +122,11 @@ class Checker:
         self.report.seconds = time.monotonic() - t0
         return self.report
 
-    # --- loading ------------------------------------------------------------------------
-
     def _run(self) -> None:
-        index = read_index(self.dir)
+        raise NotImplementedError
+
+    def ruleset_of(self, index: dict) -> Ruleset:
+        """The index's ruleset, refused when it does not parse or is not the one expected."""
         where = f"{self.dir / 'index.yaml'}"
         try:
             rs = Ruleset.from_id(index["ruleset"])
@@ -134,7 +137,22 @@ class Checker:
                 f"{where}: ruleset mismatch: certificate is for {rs.id}, "
                 f"expected {self.expected_ruleset}"
             )
-        self.rs = rs
+        return rs
+
+
+class Checker(CheckRun):
+    """One run of the checker over a certificate directory (see :func:`check_certificate`)."""
+
+    def __init__(self, directory: Path, **options):
+        super().__init__(directory, CheckReport(str(directory)), **options)
+        self.table: dict[Position, _Loaded] = {}
+
+    # --- loading ------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        index = read_index(self.dir)
+        where = f"{self.dir / 'index.yaml'}"
+        rs = self.rs = self.ruleset_of(index)
         self.winner = PLAYERS.index(index["winner"])
         self.report.ruleset, self.report.winner = rs.id, index["winner"]
         self.report.shards = len(index["shards"])

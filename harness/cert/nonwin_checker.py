@@ -25,11 +25,11 @@ endless play is not a win, and ``¬ ForceWin p`` holds for every position of the
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.cert.checker import CheckRun
 from harness.cert.format import (
     CertificateError,
     certificate_hash,
@@ -46,7 +46,6 @@ from harness.cert.nonwin_format import (
 from harness.rules.engine import apply_action, legal_actions, play_unchecked
 from harness.rules.errors import IllegalActionError
 from harness.rules.position import Action, Position
-from harness.rules.ruleset import Ruleset
 from harness.rules.symmetry import canonical
 
 
@@ -68,9 +67,6 @@ class NonWinReport:
     truncated: bool = False
 
 
-class _Stop(Exception):
-    pass
-
 
 @dataclass
 class _Loaded:
@@ -80,54 +76,16 @@ class _Loaded:
     entry: NonWinEntry
 
 
-class NonWinChecker:
+class NonWinChecker(CheckRun):
     """One run over a format-2 directory (see :func:`check_nonwin`)."""
 
-    def __init__(
-        self,
-        directory: Path,
-        *,
-        ruleset: str | None = None,
-        max_errors: int = 20,
-        progress: Callable[[int, int], None] | None = None,
-    ):
-        self.dir = Path(directory)
-        self.expected_ruleset = ruleset
-        self.max_errors = max_errors
-        self.progress = progress
-        self.report = NonWinReport(str(directory))
-
-    def fail(self, message: str) -> None:
-        self.report.errors.append(message)
-        if len(self.report.errors) >= self.max_errors:
-            self.report.truncated = True
-            raise _Stop
-
-    def run(self) -> NonWinReport:
-        t0 = time.monotonic()
-        try:
-            self._run()
-        except _Stop:
-            pass
-        except CertificateError as exc:
-            self.report.errors.append(str(exc))
-        self.report.ok = not self.report.errors
-        self.report.seconds = time.monotonic() - t0
-        return self.report
+    def __init__(self, directory: Path, **options):
+        super().__init__(directory, NonWinReport(str(directory)), **options)
 
     def _run(self) -> None:
         index = read_nonwin_index(self.dir)
         where = f"{self.dir / 'index.yaml'}"
-        try:
-            rs = Ruleset.from_id(index["ruleset"])
-        except ValueError as exc:
-            raise CertificateError(f"{where}: ruleset mismatch: {exc}") from exc
-        if self.expected_ruleset is not None and rs.id != self.expected_ruleset:
-            raise CertificateError(
-                f"{where}: ruleset mismatch: certificate is for {rs.id}, "
-                f"expected {self.expected_ruleset}"
-            )
-        self.rs = rs
+        rs = self.rs = self.ruleset_of(index)
         self.report.ruleset, self.report.value = rs.id, index["value"]
         initial = Position.initial(rs)
         try:
