@@ -203,30 +203,7 @@ def read_index(directory: str | os.PathLike[str]) -> dict[str, Any]:
         raise CertificateError(f"{path}: entries {index['entries']!r} is not a count")
     if not isinstance(index["shards"], list) or not index["shards"]:
         raise CertificateError(f"{path}: shards must be a non-empty list")
-    seen = set()
-    for i, shard in enumerate(index["shards"]):
-        where = f"{path}: shards[{i}]"
-        if not isinstance(shard, dict):
-            raise CertificateError(f"{where}: expected a mapping of {', '.join(SHARD_FIELDS)}")
-        _require_fields(shard, SHARD_FIELDS, where)
-        name = shard["file"]
-        if (
-            not isinstance(name, str)
-            or not name
-            or name in (".", "..", INDEX)
-            or "/" in name
-            or "\\" in name
-            or name.startswith(".")
-        ):
-            raise CertificateError(f"{where}: file {name!r} is not a plain file name")
-        if name in seen:
-            raise CertificateError(f"{where}: file {name!r} listed twice")
-        seen.add(name)
-        if not isinstance(shard["blake3"], str):
-            raise CertificateError(f"{where}: blake3 must be text")
-        for key in ("entries", "placement_rank"):
-            if not _is_count(shard[key]):
-                raise CertificateError(f"{where}: {key} {shard[key]!r} is not a count")
+    check_shard_entries(index["shards"], lambda i: f"{path}: shards[{i}]", set())
     return index
 
 
@@ -331,3 +308,32 @@ def read_shard(path: str | os.PathLike[str], entries: int | None = None) -> list
         parse_entry(line, f"{path.name} line {n}")
         for n, line in shard_lines(data, entries, path.name)
     ]
+
+
+def check_shard_entries(shards: list, where_of, seen: set) -> None:
+    """Each entry of an index's shard list: a mapping of ``SHARD_FIELDS`` whose file is a
+    plain name listed once (``seen`` collects the names), with text blake3 and counts.
+    ``where_of(i)`` names the i-th entry in an error. Shared by win and non-win indexes."""
+    for i, shard in enumerate(shards):
+        where = where_of(i)
+        if not isinstance(shard, dict):
+            raise CertificateError(f"{where}: expected a mapping of {', '.join(SHARD_FIELDS)}")
+        _require_fields(shard, SHARD_FIELDS, where)
+        name = shard["file"]
+        if (
+            not isinstance(name, str)
+            or not name
+            or name in (".", "..", INDEX)
+            or "/" in name
+            or "\\" in name
+            or name.startswith(".")
+        ):
+            raise CertificateError(f"{where}: file {name!r} is not a plain file name")
+        if name in seen:
+            raise CertificateError(f"{where}: file {name!r} listed twice")
+        seen.add(name)
+        if not isinstance(shard["blake3"], str):
+            raise CertificateError(f"{where}: blake3 must be text")
+        for key in ("entries", "placement_rank"):
+            if not _is_count(shard[key]):
+                raise CertificateError(f"{where}: {key} {shard[key]!r} is not a count")

@@ -42,12 +42,12 @@ from typing import Any, NamedTuple
 from harness.atomic import staging_dir
 from harness.cert.format import (
     INDEX,
-    SHARD_FIELDS,
     CertificateError,
     Shard,
     _is_count,
     _require_fields,
     certificate_hash,
+    check_shard_entries,
     digest,
     dump_index,
     load_index_yaml,
@@ -207,29 +207,7 @@ def read_nonwin_index(directory: str | os.PathLike[str]) -> dict[str, Any]:
             raise CertificateError(f"{where}: entries {nws['entries']!r} is not a count")
         if not isinstance(nws["shards"], list) or not nws["shards"]:
             raise CertificateError(f"{where}: shards must be a non-empty list")
-        for i, shard in enumerate(nws["shards"]):
-            at = f"{where}.shards[{i}]"
-            if not isinstance(shard, dict):
-                raise CertificateError(f"{at}: expected a mapping of {', '.join(SHARD_FIELDS)}")
-            _require_fields(shard, SHARD_FIELDS, at)
-            name = shard["file"]
-            if (
-                not isinstance(name, str)
-                or not name
-                or name in (".", "..", INDEX)
-                or "/" in name
-                or "\\" in name
-                or name.startswith(".")
-            ):
-                raise CertificateError(f"{at}: file {name!r} is not a plain file name")
-            if name in seen_files:
-                raise CertificateError(f"{at}: file {name!r} listed twice")
-            seen_files.add(name)
-            if not isinstance(shard["blake3"], str):
-                raise CertificateError(f"{at}: blake3 must be text")
-            for key in ("entries", "placement_rank"):
-                if not _is_count(shard[key]):
-                    raise CertificateError(f"{at}: {key} {shard[key]!r} is not a count")
+        check_shard_entries(nws["shards"], lambda i, w=where: f"{w}.shards[{i}]", seen_files)
     if index["value"] != value_of(players):
         raise CertificateError(
             f"{path}: value {index['value']!r}, but the sets say {value_of(players)!r}"
