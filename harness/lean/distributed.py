@@ -3,10 +3,10 @@
 :func:`harness.lean.runner.run_project` hands its modules here when a cluster session is
 given (``python -m harness lean --workers N`` / ``--scheduler`` / ``--cluster-config``).
 The prepare build (the model modules and cached imports) is one task; every module to build
-is one task, submitted in the render's import order with the futures of its imports' tasks
-(and the prepare task) as arguments, so Dask starts it only once they have finished; the task
-itself looks at their verdicts and builds only if all of them passed (else it is
-``skipped``, naming the import that failed). Each task runs the same
+is one task, submitted from the ``as_completed`` loop once the prepare build and all of its
+imports have passed (a module whose import failed is ``skipped``, naming it, and never
+submitted). Each task runs the same
+
 ``lake build +MODULE`` as a local run, under the same RLIMIT_AS cap and timeout, set on the
 worker by the OS (see :func:`harness.lean.runner.run_limited`).
 
@@ -78,23 +78,9 @@ def prepare_task(
 
 
 def module_task(
-    project: str,
-    lake: str,
-    module: Module,
-    limits: Limits,
-    env: dict | None,
-    prepare: Outcome | None,
-    deps: list[Outcome],
+    project: str, lake: str, module: Module, limits: Limits, env: dict | None
 ) -> Outcome:
-    """Build one module with ``lake build +MODULE`` if its prerequisites passed."""
-    if prepare is not None and prepare.status != "passed":
-        first = next((m.one_line() for m in prepare.verdict.messages), prepare.status)
-        why = Message("error", f"the prepare build failed: {first}")
-        return Outcome(module.name, Verdict("skipped", [why]), None)
-    broken = [d.name for d in deps if d.status != "passed"]
-    if broken:
-        why = Message("error", f"not run: imports {', '.join(broken)}, which failed")
-        return Outcome(module.name, Verdict("skipped", [why]), None)
+    """Build one module with ``lake build +MODULE`` (its imports have already passed)."""
     found = _lake_here(lake)
     if found is None:
         why = Message("error", "no lake on this worker (install the Lean toolchain there)")
@@ -128,75 +114,107 @@ def build_on_cluster(
     decide: Callable[[str, dict], None],
     bar,
 ) -> dict | None:
-    """Run the prepare build and every module of ``to_build`` (in that order) as tasks;
-    ``decide`` gets each module's record as it completes. Returns the prepare record."""
+    """Run the prepare build, then every module of ``to_build`` as a task once its imports
+    passed; ``decide`` gets each module's record as it completes. Returns the prepare record.
+
+    A module is submitted from the ``as_completed`` loop when its last import finishes, not
+    up front with its imports' futures as arguments: Dask places a task next to the data of
+    its arguments, so the up-front graph would pin every module to the worker that ran the
+    prepare build (only work stealing, under no load, would spread it).
+    """
     from distributed import as_completed
 
     root = str(Path(project).resolve())
     pending = set(to_build)
+    waiting = {n: {d for d in modules[n].deps if d in pending} for n in to_build}
+    users: dict[str, list[str]] = {n: [] for n in to_build}
+    for name in to_build:
+        for dep in waiting[name]:
+            users[dep].append(name)
+    verdicts: dict[str, str] = {}  # module -> status, once decided
+    names: dict[str, str] = {}  # future key -> module
+    counts: dict[str, int] = {}
+    done = as_completed()
+
+    def submit(name: str) -> None:
+        future = session.submit(
+            module_task, root, lake, modules[name], limits, env,
+            key=f"lean-{name}-{keys[name][:12]}",
+        )  # fmt: skip
+        names[future.key] = name
+        done.add(future)
+
+    def settle(name: str, record: dict) -> None:
+        """Decide ``name``; release (or skip) every user whose imports are now all decided."""
+        verdicts[name] = record["status"]
+        decide(name, record)
+        for user in users[name]:
+            waiting[user].discard(name)
+            if waiting[user] or user in verdicts:
+                continue
+            broken = [d for d in modules[user].deps if d in pending and verdicts[d] != "passed"]
+            if broken:
+                why = Message("error", f"not run: imports {', '.join(broken)}, which failed")
+                skipped = Verdict("skipped", [why])
+                settle(user, _record(modules[user], keys[user], None, skipped, None))
+            else:
+                submit(user)
+
+    def release_roots() -> None:
+        for name in to_build:
+            if not waiting[name]:
+                submit(name)
+
     prepare_future = None
+    prepare_record = None
     if prepare_targets:
         prepare_future = session.submit(
             prepare_task, root, lake, prepare_targets, limits, env, key=f"lean-prepare-{id(bar)}"
         )
-    futures = {}
-    for name in to_build:  # import order: every import's future exists before its user's
-        deps = [futures[d] for d in modules[name].deps if d in pending]
-        futures[name] = session.submit(
-            module_task,
-            root,
-            lake,
-            modules[name],
-            limits,
-            env,
-            prepare_future,
-            deps,
-            key=f"lean-{name}-{keys[name][:12]}",
-        )
-    prepare_record = None
-    counts: dict[str, int] = {}
-    names = {f.key: n for n, f in futures.items()}
-    everything = list(futures.values()) + ([prepare_future] if prepare_future else [])
-    erred: dict[str, BaseException] = {}
-    for future in as_completed(everything):
-        if future.status != "finished":
+        done.add(prepare_future)
+    else:
+        release_roots()
+    for future in done:
+        traced = None
+        exc = None
+        if future.status == "finished":
+            traced = future.result()
+            counts[traced.worker] = counts.get(traced.worker, 0) + 1
+            bar.set_postfix_str(" ".join(f"w{w}:{c}" for w, c in sorted(counts.items())))
+        else:
             # Not a Lean failure (those are results): the task raised, or it was on workers
-            # that died too often (KilledWorker). Decided below, in import order.
+            # that died too often (KilledWorker).
             exc = future.exception()
-            if future is prepare_future:
-                prepare_record = _prepare_record(prepare_targets, None, None, log_dir, exc)
-            else:
-                erred[names[future.key]] = exc
-            continue
-        traced = future.result()
-        outcome: Outcome = traced.value
-        counts[traced.worker] = counts.get(traced.worker, 0) + 1
-        bar.set_postfix_str(" ".join(f"w{w}:{c}" for w, c in sorted(counts.items())))
         if future is prepare_future:
-            prepare_record = _prepare_record(prepare_targets, outcome, traced.worker, log_dir)
+            outcome = None if traced is None else traced.value
+            worker = None if traced is None else traced.worker
+            prepare_record = _prepare_record(prepare_targets, outcome, worker, log_dir, exc)
+            if prepare_record["status"] == "passed":
+                release_roots()
+                continue
+            if traced is None:
+                first = _task_failure(exc)
+            else:
+                messages = traced.value.verdict.messages
+                first = next((m.one_line() for m in messages), prepare_record["status"])
+            why = Message("error", f"the prepare build failed: {first}")
+            for name in to_build:
+                skipped = Verdict("skipped", [why])
+                decide(name, _record(modules[name], keys[name], None, skipped, None))
             continue
         name = names[future.key]
         mod = modules[name]
+        if traced is None:
+            crashed = Verdict("crashed", [Message("error", _task_failure(exc))])
+            settle(name, _record(mod, keys[name], None, crashed, None))
+            continue
+        outcome: Outcome = traced.value
         log = None if outcome.child is None else _save_log(log_dir, name, outcome.child)
         record = _record(mod, keys[name], outcome.child, outcome.verdict, log)
         if outcome.status == "passed" and cache is not None:
             cache.put(keys[name], {**record, "log": None})
             cache.save()
-        decide(name, {**record, "worker": traced.worker})
-    failed: set[str] = set()
-    for name in to_build:
-        if name not in erred:
-            continue
-        broken = [d for d in modules[name].deps if d in erred or d in failed]
-        if prepare_future is not None and prepare_record["status"] != "passed":
-            verdict = Verdict("skipped", [Message("error", "the prepare build failed")])
-        elif broken:
-            why = f"not run: imports {', '.join(broken)}, which failed"
-            verdict = Verdict("skipped", [Message("error", why)])
-        else:
-            verdict = Verdict("crashed", [Message("error", _task_failure(erred[name]))])
-            failed.add(name)
-        decide(name, _record(modules[name], keys[name], None, verdict, None))
+        settle(name, {**record, "worker": traced.worker})
     return prepare_record
 
 
