@@ -18,13 +18,13 @@ import sys
 import time
 from pathlib import Path
 
-from harness.cert.builder import Strategy
 from harness.cert.checker import check_certificate, terminal_progress
 from harness.cert.format import CertificateError, write_certificate
 from harness.cert.nonwin_builder import build_nonwin
 from harness.cert.nonwin_checker import check_nonwin
 from harness.cert.nonwin_format import FORMAT as NONWIN_FORMAT
 from harness.cert.nonwin_format import index_format, write_nonwin
+from harness.cert.split import SPLIT_ABOVE, build_strategy
 from harness.cli import EXIT_BUDGET, EXIT_FAILED, EXIT_OK, EXIT_USAGE, HarnessError, positive
 from harness.cluster import Session, add_cluster_arguments, cluster_spec
 from harness.rules.position import PLAYERS, Position
@@ -96,6 +96,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="dfs (default): the iteratively deepened depth-first proof search; pns: the "
         "proof-number search (harness.solver.pns; --state then holds its tables)",
     )
+    p.add_argument(
+        "--split-above",
+        type=int,
+        default=SPLIT_ABOVE,
+        metavar="NODES",
+        help=f"a search of more nodes than this ({SPLIT_ABOVE:,}) builds its certificate as "
+        "independent subtrees: tasks on the cluster if one is given, else one after another "
+        "here; the certificate depends on this option, never on the cluster",
+    )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_cluster_arguments(p)
     p.set_defaults(func=run_certify)
@@ -125,6 +134,8 @@ def run_certify(args: argparse.Namespace) -> int:
         raise HarnessError(f"--shard-entries {args.shard_entries}: must be at least 1")
     if args.max_plies < 1:
         raise HarnessError(f"--max-plies {args.max_plies}: must be at least 1")
+    if args.split_above < 0:
+        raise HarnessError(f"--split-above {args.split_above}: must be at least 0")
     state = args.state
     if state is None and (args.seconds is not None or args.nodes is not None):
         state = out.with_name(out.name + ".proof.npz")
@@ -179,32 +190,21 @@ def run_certify(args: argparse.Namespace) -> int:
     attacker = PLAYERS.index(result.winner)
     t1 = time.monotonic()
     spec = cluster_spec(args)
+    split = search.nodes > args.split_above  # decided before building adds nodes
     try:
         # Building proves successors on demand with the same search, so the budget can run
         # out here too: that is a spent budget (state kept), never "no win".
+        options = dict(
+            split_above=args.split_above,
+            optimize=not args.no_optimize,
+            full_rank=args.optimize_rank,
+            say=say,
+        )
         if spec.requested:
-            # The strategy's subtrees as Dask tasks (harness.cert.split): the same
-            # certificate on every cluster and worker count, not the one written here.
-            from harness.cert.split import split_build
-
             with Session(spec) as session:
-                strategy = split_build(
-                    search,
-                    attacker,
-                    session,
-                    optimize=not args.no_optimize,
-                    full_rank=args.optimize_rank,
-                )
+                strategy = build_strategy(search, attacker, session, **options)
         else:
-            strategy = Strategy.build(
-                search,
-                attacker,
-                optimize=not args.no_optimize,
-                full_rank=args.optimize_rank,
-                progress=None if say is None else (lambda n: say(f"building: {n:,} entries")),
-            )
-            if not args.no_optimize:
-                strategy.refine()
+            strategy = build_strategy(search, attacker, None, **options)
     except BudgetExhausted as exc:
         return _budget_spent(
             search, state, f"{rs.id}: {exc} while building the certificate of {result.winner}'s win"
@@ -232,8 +232,11 @@ def run_certify(args: argparse.Namespace) -> int:
         "search": args.search,
         "out": str(out),
     }
-    if spec.requested:
-        summary["split"] = "subtrees on " + spec.describe()
+    if split:
+        where = spec.describe() if spec.requested else "this process"
+        summary["split"] = f"subtrees on {where}"
+    elif spec.requested:
+        summary["split"] = "none: the search is below --split-above, built in one walk here"
     if args.json:
         print(json.dumps(summary))
     else:

@@ -67,7 +67,6 @@ class NonWinReport:
     truncated: bool = False
 
 
-
 @dataclass
 class _Loaded:
     position: Position

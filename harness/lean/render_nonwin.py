@@ -456,9 +456,7 @@ def render_text(
             }
         )
         checked = checked_text([f"{n}" for n in check_names])
-        main_sets.append(
-            {"player": me, "side": side, "set_module": set_module, "checked": checked}
-        )
+        main_sets.append({"player": me, "side": side, "set_module": set_module, "checked": checked})
         checks_all += check_names
     lit = cfg.lean()
     claims = [

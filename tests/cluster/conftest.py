@@ -163,4 +163,3 @@ def wait_for_file(path: Path, timeout: float = 60) -> str:
             return path.read_text().strip()
         time.sleep(0.05)
     raise AssertionError(f"{path} never appeared")
-

@@ -3,7 +3,8 @@
 The certificate of the split build is compared between one process (the same tasks run one
 after another, no Dask), a LocalCluster of 2 workers, a hand-started ``dask scheduler`` with
 two ``dask worker`` processes, and a run in which one worker is SIGKILLed mid-run; each is
-also accepted by the independent checker.
+also accepted by the independent checker. The command line is checked to write the same
+certificate alone and on a cluster, below and above ``--split-above``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import pytest
 
 from harness.cert.checker import check_certificate
 from harness.cert.format import write_certificate
-from harness.cert.split import FRONTIER, split_build
+from harness.cert.split import FRONTIER, SPLIT_ABOVE, build_strategy
 from harness.rules import Ruleset
 from harness.rules.position import PLAYERS, Position
 from harness.solver.proof import ProofSearch
@@ -33,13 +34,16 @@ R6 = "pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump"
 PUBLISHED_5X5 = "c4ab55a91c633ea77aa98ba0d40fc22c6f1f3266d92c57c6efa4502ce8922953"
 
 
-def certify(ruleset: str, out: Path, session=None, on_submit=None) -> str:
-    """The hash of the split-build certificate of ``ruleset``, written to ``out``."""
+def certify(ruleset: str, out: Path, session=None, on_submit=None, split_above=0) -> str:
+    """The hash of the certificate of ``ruleset`` as ``certify`` builds it (split, unless
+    the search is below ``split_above`` nodes), written to ``out``."""
     rs = Ruleset.from_id(ruleset)
     search = ProofSearch(rs)
     result = search.prove(max_plies=15)
     attacker = PLAYERS.index(result.winner)
-    strategy = split_build(search, attacker, session, progress=False, on_submit=on_submit)
+    strategy = build_strategy(
+        search, attacker, session, split_above=split_above, progress=False, on_submit=on_submit
+    )
     index = write_certificate(
         out, rs.id, result.winner, Position.initial(rs).text(rs), strategy.layout(20000)
     )
@@ -103,25 +107,44 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_the_command_line_splits_only_when_asked(one_process_5x5, tmp_path) -> None:
-    plain = run_cli("certify", R5, "--out", str(tmp_path / "plain"), "--json")
-    assert plain.returncode == 0, plain.stderr
-    assert json.loads(plain.stdout.splitlines()[-1])["hash"] == PUBLISHED_5X5
-    split = run_cli(
-        "certify",
-        R5,
-        "--out",
-        str(tmp_path / "split"),
-        "--json",
-        "--workers",
-        "2",
-        "--shared",
-        str(tmp_path / "shared"),
+def summary_of(done: subprocess.CompletedProcess) -> dict:
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_the_command_line_writes_one_certificate_with_or_without_a_cluster(
+    one_process_5x5, tmp_path
+) -> None:
+    # Below --split-above (the 5x5 search takes ~2,700 nodes) a cluster changes nothing.
+    plain = summary_of(run_cli("certify", R5, "--out", str(tmp_path / "plain"), "--json"))
+    assert plain["hash"] == PUBLISHED_5X5 and "split" not in plain
+    small = summary_of(
+        run_cli("certify", R5, "--out", str(tmp_path / "small"), "--json", "--workers", "2")
     )
-    assert split.returncode == 0, split.stderr
-    summary = json.loads(split.stdout.splitlines()[-1])
-    assert summary["hash"] == one_process_5x5
-    assert "LocalCluster of 2" in summary["split"]
+    assert small["hash"] == PUBLISHED_5X5 and small["split"].startswith("none")
+    # Above it, certify alone and certify on a cluster write the same split certificate.
+    alone = summary_of(
+        run_cli("certify", R5, "--out", str(tmp_path / "alone"), "--json", "--split-above", "0")
+    )
+    assert alone["hash"] == one_process_5x5 != PUBLISHED_5X5
+    assert alone["split"] == "subtrees on this process"
+    split = summary_of(
+        run_cli(
+            "certify",
+            R5,
+            "--out",
+            str(tmp_path / "split"),
+            "--json",
+            "--split-above",
+            "0",
+            "--workers",
+            "2",
+            "--shared",
+            str(tmp_path / "shared"),
+        )
+    )
+    assert split["hash"] == one_process_5x5
+    assert "LocalCluster of 2" in split["split"]
     # Subtree results went through the shared folder, named by their hash.
     assert len(list((tmp_path / "shared" / "objects").rglob("*"))) > FRONTIER // 2
 
@@ -138,9 +161,12 @@ def test_an_unreachable_scheduler_is_a_one_line_error(tmp_path) -> None:
 def test_the_6x6_research_certificate_on_two_workers_and_with_a_kill(
     manual_session, local_session, tmp_path
 ) -> None:
-    inline = certify(R6, tmp_path / "inline")
-    assert certify(R6, tmp_path / "local", local_session) == inline
+    # The 6x6 search (~50,000 nodes) is above the default --split-above: certify alone splits.
+    alone = summary_of(run_cli("certify", R6, "--out", str(tmp_path / "alone"), "--json"))
+    assert alone["split"] == "subtrees on this process"
+    assert certify(R6, tmp_path / "local", local_session, split_above=SPLIT_ABOVE) == alone["hash"]
     killed: list[int] = []
     hook = kill_a_busy_worker(manual_session, killed)
-    assert certify(R6, tmp_path / "killed", manual_session, hook) == inline
+    again = certify(R6, tmp_path / "killed", manual_session, hook, split_above=SPLIT_ABOVE)
+    assert again == alone["hash"]
     assert killed

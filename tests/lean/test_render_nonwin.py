@@ -171,9 +171,10 @@ def test_main_and_index_are_balanced_not_flat(torus):
 def test_cert_module_has_the_literal_tables(torus):
     files = R.render_text(torus, "Generated").files
     cert = files["Cert.lean"]
-    assert "theorem geo_eq : geo = Geo.of cfg" in cert and "Geo.of cfg\n" not in cert.split(
-        "theorem geo_eq", 1
-    )[0]
+    assert (
+        "theorem geo_eq : geo = Geo.of cfg" in cert
+        and "Geo.of cfg\n" not in cert.split("theorem geo_eq", 1)[0]
+    )
     for name, text in files.items():
         if name.startswith("Check") or name == "Main.lean":
             assert "Cert.game" not in text and "Cert.geo" in text, name
