@@ -309,7 +309,7 @@ def _pns(rs: Ruleset, args) -> dict:
     from harness.solver.proof import BudgetExhausted, stderr_progress
 
     memory = None if args.memory_limit is None else int(args.memory_limit * 2**30)
-    say = stderr_progress() or (lambda line: print(line, file=sys.stderr, flush=True))
+    say = stderr_progress()
     try:
         result, search = prove_either(
             rs,

@@ -595,9 +595,18 @@ def _unpack(arr: np.ndarray) -> Iterator[State]:
 
 
 def stderr_progress() -> Callable[[str], None] | None:
-    """A progress printer for a terminal (None when stderr is not one)."""
+    """A progress printer: a tqdm status line in a terminal; otherwise (a log, a batch job)
+    at most one plain line a minute, the first after a minute, so short runs print nothing."""
     if not sys.stderr.isatty():
-        return None
+        next_line = [time.monotonic() + 60.0]
+
+        def log(line: str) -> None:
+            now = time.monotonic()
+            if now >= next_line[0]:
+                next_line[0] = now + 60.0
+                print(f"{time.strftime('%H:%M:%S')} {line}", file=sys.stderr, flush=True)
+
+        return log
     try:
         from tqdm import tqdm
     except ImportError:  # pragma: no cover - tqdm is a dependency

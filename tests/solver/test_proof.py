@@ -215,3 +215,20 @@ def test_save_is_atomic_and_keeps_the_old_state_on_failure(tmp_path, monkeypatch
 
 def test_docstring_examples():
     assert doctest.testmod(proof).failed == 0
+
+
+def test_progress_off_a_terminal_is_one_line_a_minute(monkeypatch, capsys) -> None:
+    import harness.solver.proof as proof
+
+    clock = [1000.0]
+    monkeypatch.setattr(proof.sys.stderr, "isatty", lambda: False, raising=False)
+    monkeypatch.setattr(proof.time, "monotonic", lambda: clock[0])
+    say = proof.stderr_progress()
+    say("at the start")  # a short run prints nothing
+    clock[0] += 61
+    say("a minute in")
+    say("right after")
+    clock[0] += 61
+    say("two minutes in")
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split(" ", 1)[1] for line in lines] == ["a minute in", "two minutes in"]
