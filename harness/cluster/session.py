@@ -180,7 +180,10 @@ class Session:
                     scheduler_port=0,
                     # An ephemeral port on loopback: None would mean Dask's default :8787.
                     dashboard_address="127.0.0.1:0",
-                    silence_logs=logging.ERROR,
+                    # CRITICAL: a worker still busy with a cancelled task when the command
+                    # ends logs heartbeat errors (tracebacks) while it is shut down; a real
+                    # task failure reaches us through its future, named, in one line.
+                    silence_logs=logging.CRITICAL,
                     env=self.env,
                 )
             self.client = Client(self.cluster)

@@ -32,8 +32,10 @@ from math import comb
 from pathlib import Path
 
 from harness.cli import EXIT_BUDGET, HarnessError, positive
+from harness.cluster import Session, add_cluster_arguments, cluster_spec
 from harness.rules.ruleset import Ruleset
 from harness.rules.symmetry import symmetries
+from harness.solver.split_search import TASK_NODES
 
 # ``auto`` enumerates when the bound is below this many classes: the 5x5 c4 solve stores
 # about 540 bytes per class at its peak, so 40 million classes stay within 24 GB.
@@ -124,6 +126,15 @@ def register(subparsers) -> None:
     p.add_argument(
         "--max-plies", type=positive(int), default=99, help="deepest win looked for (proof)"
     )
+    p.add_argument(
+        "--task-nodes",
+        type=positive(int),
+        default=TASK_NODES,
+        metavar="NODES",
+        help=f"proof on a cluster: each task's node budget ({TASK_NODES:,}); a task that "
+        "spends it is split into its children (harness.solver.split_search)",
+    )
+    add_cluster_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -274,6 +285,9 @@ def _memory_cap(budget: int):
 def _prove(rs: Ruleset, args) -> dict:
     from harness.solver.proof import BudgetExhausted, ProofSearch
 
+    spec = cluster_spec(args)
+    if spec.requested:
+        return _prove_split(rs, args, spec)
     search = ProofSearch(rs, max_nodes=args.max_nodes, max_seconds=args.time_limit)
     try:
         result = search.prove(max_plies=args.max_plies)
@@ -301,6 +315,45 @@ def _prove(rs: Ruleset, args) -> dict:
         "seconds": round(result.seconds, 3),
         "method": "proof",
         "nodes": result.nodes,
+    }
+
+
+def _prove_split(rs: Ruleset, args, spec) -> dict:
+    """``--method proof`` on a cluster: the search split into tasks (split_search)."""
+    from harness.solver.proof import BudgetExhausted, stderr_progress
+    from harness.solver.split_search import split_prove
+
+    try:
+        with Session(spec) as session:
+            found = split_prove(
+                rs,
+                args.max_plies,
+                session,
+                task_nodes=args.task_nodes,
+                max_seconds=args.time_limit,
+                max_nodes=args.max_nodes,
+                say=stderr_progress(),
+            )
+    except BudgetExhausted as exc:
+        raise BudgetError(f"{rs.id}: split proof search budget exhausted: {exc}") from None
+    except RuntimeError as exc:  # a task that raised, or was lost too often
+        raise HarnessError(f"{rs.id}: {exc}") from None
+    if found.winner is None:
+        raise BudgetError(
+            f"{rs.id}: no forced win within {args.max_plies} plies (budget --max-plies); "
+            "the value is not known"
+        )
+    return {
+        "ruleset": rs.id,
+        "value": found.winner,
+        "plies": found.plies,
+        "positions": None,
+        "seconds": round(found.seconds, 3),
+        "method": "proof",
+        "nodes": found.nodes,
+        "tasks": found.tasks,
+        "splits": found.splits,
+        "split": "proof tasks on " + spec.describe(),
     }
 
 

@@ -368,6 +368,19 @@ class ProofSearch:
                 self.done_depth[a] = d
         return self._result(None, None, t0)
 
+    def least_win(self, s: State, attacker: int, max_plies: int) -> int | None:
+        """The least plies within which ``attacker`` wins from canonical ``s`` (deepening
+        over the plies such a win can take), or None if not within ``max_plies``.
+
+        Raises :class:`BudgetExhausted` when the node budget runs out."""
+        self._deadline = None if self.max_seconds is None else time.monotonic() + self.max_seconds
+        self._node_limit = None if self.max_nodes is None else self.nodes + self.max_nodes
+        # A win for the attacker ends on its own action: odd plies if it moves in s.
+        for d in range(1 if s[4] == attacker else 2, max_plies + 1, 2):
+            if self.win(s, d, attacker):
+                return self.proven[attacker][s][0]
+        return None
+
     def proven_budget(self, s: State, attacker: int) -> int | None:
         """The budget a canonical state was proven at, or None."""
         hit = self.proven[attacker].get(s)

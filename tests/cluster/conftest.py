@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -136,6 +137,24 @@ def manual_session(hand_cluster):
     with Session(ClusterSpec(scheduler=hand_cluster.address), quiet=True) as session:
         session.client.wait_for_workers(2, timeout=60)
         yield session
+
+
+def kill_first_busy_worker(session: Session, killed: list[int]) -> None:
+    """In the background: SIGKILL the first worker seen running a task (its pid goes into
+    ``killed``), within a minute."""
+    pids = worker_pids(session)
+
+    def watch() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            busy = [w for w, keys in session.client.processing().items() if keys]
+            if busy:
+                killed.append(pids[busy[0]])
+                os.kill(pids[busy[0]], signal.SIGKILL)
+                return
+            time.sleep(0.01)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def worker_pids(session: Session) -> dict[str, int]:

@@ -10,12 +10,8 @@ certificate alone and on a cluster, below and above ``--split-above``.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -27,7 +23,7 @@ from harness.rules import Ruleset
 from harness.rules.position import PLAYERS, Position
 from harness.solver.proof import ProofSearch
 
-from .conftest import REPO, worker_env, worker_pids
+from .conftest import REPO, kill_first_busy_worker, worker_env, worker_pids
 
 R5 = "pop1-5x5-c8-torus-continue-binempty-king-nozero-nojump"
 R6 = "pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump"
@@ -71,20 +67,9 @@ def test_a_hand_started_cluster_gives_the_one_process_certificate(
 
 def kill_a_busy_worker(session, killed: list[int]):
     """An ``on_submit`` hook: SIGKILL a worker as soon as it is running a subtree task."""
-    pids = worker_pids(session)
-
-    def watch() -> None:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            busy = [w for w, keys in session.client.processing().items() if keys]
-            if busy:
-                killed.append(pids[busy[0]])
-                os.kill(pids[busy[0]], signal.SIGKILL)
-                return
-            time.sleep(0.01)
 
     def hook(futures) -> None:
-        threading.Thread(target=watch, daemon=True).start()
+        kill_first_busy_worker(session, killed)
 
     return hook
 
