@@ -1,11 +1,11 @@
 """Run a stage's many independent pieces of work on Dask: one machine or a cluster.
 
-Every command that runs many independent pieces (``lean``, ``certify``, ``solve --method
-proof``) takes the same options (:func:`add_cluster_arguments`): ``--workers N`` (a
-:class:`distributed.LocalCluster` of N processes on 127.0.0.1), ``--scheduler ADDRESS`` (an
-existing ``dask scheduler``), ``--cluster-config FILE`` (Slurm, PBS, SGE or LSF through
-``dask-jobqueue``) and ``--shared DIR`` (a folder every worker sees, for data moved as files
-by content hash). Without any of them a command runs as it always has, in this process and
+Every command that runs many independent pieces (``lean``, ``certify``, ``results``,
+``solve --method lean``) takes the same options (:func:`add_cluster_arguments`):
+``--workers N`` (a :class:`distributed.LocalCluster` of N processes on 127.0.0.1),
+``--scheduler ADDRESS`` (an existing ``dask scheduler``), ``--cluster-config FILE``
+(Slurm, PBS, SGE or LSF through ``dask-jobqueue``) and ``--shared DIR`` (a folder every
+worker sees, for data moved as files by content hash). Without any of them a command runs as it always has, in this process and
 its own children.
 
 The layer is Dask's own user API, not a scheduler of ours: a :class:`Session` holds the

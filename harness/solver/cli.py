@@ -11,9 +11,17 @@ retrograde analysis up to :data:`AUTO_CLASS_LIMIT`, the lean solver up to
 :data:`LEAN_CLASS_LIMIT` (one-word keys only), the proof search beyond. The report says
 which method ran (``method``).
 
+With a cluster option (``--workers``, ``--scheduler``, ``--cluster-config``, ``--shared``;
+docs/cluster.md) the lean solver's levels and plies run as Dask tasks
+(:mod:`harness.solver.distributed`; ``auto`` then picks ``lean`` where it would pick
+``retrograde``), with the same answer; ``--method proof`` splits its search
+(:mod:`harness.solver.split_search`); ``retrograde`` and ``pns`` refuse the options.
+
 Exit codes: 0 solved; 2 unusable input (unknown ruleset, bad ``--out``); 3 a budget ran out
 (``--max-positions``, ``--time-limit``, ``--memory-limit``, or no memory left; for the proof
-search also ``--max-nodes`` and ``--max-plies``), nothing written.
+search also ``--max-nodes`` and ``--max-plies``; a task that ran out of memory on its
+worker), nothing written. A task that fails on the cluster for any other reason, or whose
+workers all died, is exit 2 with one line naming its stage, level and range.
 
 Example::
 
@@ -27,7 +35,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from math import comb
 from pathlib import Path
 
@@ -156,8 +164,17 @@ def _check_out(out: Path | None) -> None:
 def run(args) -> int:
     rs = Ruleset.from_id(args.ruleset)  # RulesetError (a ValueError) names the field
     _check_out(args.out)
+    spec = cluster_spec(args)
     if args.method == "auto":
         args.method = pick_method(rs, table=args.out is not None or args.workdir is not None)
+        if spec.requested and args.method == "retrograde":
+            # The lean solver is the strong solver that runs on a cluster.
+            args.method = "lean"
+    if spec.requested and args.method not in ("lean", "proof"):
+        raise HarnessError(
+            f"--method {args.method} runs in one process; the cluster options "
+            "(--workers, --scheduler, --cluster-config, --shared) need --method lean or proof"
+        )
     if args.method in ("proof", "pns"):
         if args.out is not None:
             raise HarnessError("--out needs a strong solve (a proof search has no table)")
@@ -197,13 +214,25 @@ def _retrograde(rs: Ruleset, args, lean: bool = False) -> dict:
     from harness.solver.retrograde import BudgetExceeded, solve
 
     memory = _memory_default() if args.memory_limit is None else int(args.memory_limit * 2**30)
+    from harness.solver.distributed import TaskFailed
     from harness.solver.lean import LeanError
     from harness.solver.lean import solve as lean_solve
 
     if not lean and args.workdir is not None:
         raise HarnessError("--workdir needs --method lean")
+    spec = cluster_spec(args)
+    runner = None
     try:
-        with _memory_cap(memory):
+        with ExitStack() as stack:
+            if spec.requested:
+                # The levels' expansions and the plies' un-plays as Dask tasks
+                # (harness.solver.distributed); the answer is the single-process one.
+                from harness.solver.distributed import DaskRunner
+
+                session = stack.enter_context(Session(spec))
+                runner = DaskRunner(session)
+                stack.callback(runner.close)
+            stack.enter_context(_memory_cap(memory))
             if lean:
                 sol = lean_solve(
                     rs,
@@ -212,7 +241,8 @@ def _retrograde(rs: Ruleset, args, lean: bool = False) -> dict:
                     max_positions=args.max_positions,
                     max_seconds=args.time_limit,
                     max_memory=memory,
-                    progress=None,
+                    progress=None if runner is None else False,
+                    runner=runner,
                 )
             else:
                 sol = solve(
@@ -222,6 +252,8 @@ def _retrograde(rs: Ruleset, args, lean: bool = False) -> dict:
                     max_memory=memory,
                     progress=None,
                 )
+    except TaskFailed as exc:
+        raise (BudgetError if exc.exit_code == EXIT_BUDGET else HarnessError)(str(exc)) from None
     except LeanError as exc:
         raise HarnessError(str(exc)) from None
     except BudgetExceeded as exc:
@@ -249,6 +281,12 @@ def _retrograde(rs: Ruleset, args, lean: bool = False) -> dict:
             expansions=getattr(sol, "expansions", None),
             disk_bytes=getattr(sol, "disk_bytes", 0),
             bytes_per_class=round(sol.peak_rss / sol.classes, 1) if sol.classes else None,
+        )
+    if runner is not None:
+        summary.update(
+            cluster=spec.describe(),
+            tasks=runner.tasks,
+            tasks_per_worker=dict(sorted(runner.per_worker.items())),
         )
     if args.out is not None:
         summary["out"] = str(args.out)

@@ -548,12 +548,135 @@ def _open_workdir(workdir: Path | None, rs: Ruleset, fresh: bool) -> tuple[Path 
     return workdir, {}
 
 
+def expand_batch(eng: BatchEngine, keys: np.ndarray, bits: np.ndarray, first: np.ndarray):
+    """Expand one batch of classes (a pure function of its inputs: what a task runs).
+
+    ``keys`` and ``bits`` (the colourings they were reached with) are classes of one
+    breadth-first level; ``first`` marks those never expanded before. Returns ``(flag,
+    count, child_keys, child_bits)``: per class its meta flags and distinct-successor count
+    (only where ``first``; zero elsewhere), and its live successors' classes, distinct and
+    sorted, each with the OR of the colourings it is reached with.
+    """
+    k = len(keys)
+    me, them, mb, tb = eng.unpack_class(keys)
+    ex = eng.expand(me, them, mb, tb)
+    res = ex.result
+    live = np.flatnonzero(res == NONE)
+    cm, ct, cmb, ctb = (a[live] for a in ex.child_view())
+    ck = eng.class_keys(cm, ct, cmb, ctb)
+    par = ex.parent[live]
+    same = ex.passed[live]
+    # Colourings reached: a pass keeps the mover, any other action hands over.
+    pb = bits[par]
+    swapped = ((pb & SIDE_X) << 1) | ((pb & SIDE_O) >> 1)
+    cb = np.where(same, pb, swapped).astype(np.uint8)
+    uk, ub = _reduce(ck, cb)
+    flag = np.zeros(k, dtype=np.uint8)
+    count = np.zeros(k, dtype=np.int64)
+    if first.any():
+        win = np.bincount(ex.parent[res == MOVER_WINS], minlength=k) > 0
+        draw = np.bincount(ex.parent[res == DRAW], minlength=k) > 0
+        actions = np.bincount(ex.parent, minlength=k)
+        # Distinct (child, same) per parent: the retrograde counter.
+        inv = np.searchsorted(uk, ck)
+        code = (par.astype(np.int64) << 33) | (inv.astype(np.int64) << 1) | same
+        code = _distinct(code)
+        count = np.bincount((code >> 33).astype(np.int64), minlength=k)
+        flag = (
+            np.uint8(EXPANDED)
+            | np.where(win, WIN_NOW, 0).astype(np.uint8)
+            | np.where(draw | (actions == 0), CAN_AVOID, 0).astype(np.uint8)
+        )
+        flag[~first] = 0
+        count[~first] = 0
+    return flag, count, uk, ub
+
+
+def expand_range(eng: BatchEngine, keys: np.ndarray, bits: np.ndarray, first: np.ndarray):
+    """:func:`expand_batch` over any number of classes, :data:`BATCH` at a time, with the
+    successors of all of them reduced into one sorted set (one task's work)."""
+    flags, counts, cks, cbs = [], [], [], []
+    for lo in range(0, len(keys), BATCH):
+        sl = slice(lo, lo + BATCH)
+        flag, count, ck, cb = expand_batch(eng, keys[sl], bits[sl], first[sl])
+        flags.append(flag)
+        counts.append(count)
+        cks.append(ck)
+        cbs.append(cb)
+    if not flags:
+        e = np.zeros(0, dtype=np.uint8)
+        return e, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64), e
+    uk, ub = _reduce(np.concatenate(cks), np.concatenate(cbs))
+    return np.concatenate(flags), np.concatenate(counts), uk, ub
+
+
+def unplay_batch(eng: BatchEngine, unplayer: Unplayer, keys: np.ndarray):
+    """Every (parent class, action) into a batch of decided classes (a pure function of its
+    inputs: what a task runs). Returns ``(rows, parent_keys, same)``: the child's row in
+    ``keys``, the parent's class key, and whether the action was a pass (the parent's mover
+    is the child's)."""
+    me, them, mb, tb = eng.unpack_class(keys)
+    rows, PM, PO, PMb, POb = unplayer.parents(them, me, tb, mb, passed=False)
+    same = np.zeros(len(rows), dtype=bool)
+    if eng.rs.stuck == "continue":
+        stuck = np.flatnonzero(~eng.has_action(them, me, tb))
+        if len(stuck):
+            r2, *p2 = unplayer.parents(me[stuck], them[stuck], mb[stuck], tb[stuck], passed=True)
+            rows = np.concatenate([rows, stuck[r2]])
+            PM, PO = np.concatenate([PM, p2[0]]), np.concatenate([PO, p2[1]])
+            PMb, POb = np.concatenate([PMb, p2[2]]), np.concatenate([POb, p2[3]])
+            same = np.concatenate([same, np.ones(len(r2), dtype=bool)])
+    if not len(rows):
+        return rows.astype(np.int64), np.zeros(0, dtype=np.uint64), same
+    return rows.astype(np.int64), eng.class_keys(PM, PO, PMb, POb), same
+
+
+def unplay_range(eng: BatchEngine, unplayer: Unplayer, keys: np.ndarray):
+    """:func:`unplay_batch` over any number of classes, :data:`UNPLAY_BATCH` at a time
+    (rows count from the start of ``keys``)."""
+    rows, parents, same = [], [], []
+    for lo in range(0, len(keys), UNPLAY_BATCH):
+        r, p, s = unplay_batch(eng, unplayer, keys[lo : lo + UNPLAY_BATCH])
+        rows.append(r + lo)
+        parents.append(p)
+        same.append(s)
+    if not rows:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64), np.zeros(0, bool)
+    return np.concatenate(rows), np.concatenate(parents), np.concatenate(same)
+
+
+class InlineRunner:
+    """Runs the solve's batches here, one after another (the single-process solve).
+
+    A runner yields each piece's result with its range, in the order of the ranges; the
+    solve's bookkeeping consumes them in that order. :class:`harness.solver.distributed.
+    DaskRunner` yields the same results, computed as Dask tasks.
+    """
+
+    def expand(self, eng: BatchEngine, keys: np.ndarray, bits: np.ndarray, first: np.ndarray):
+        for lo in range(0, len(keys), BATCH):
+            hi = min(len(keys), lo + BATCH)
+            yield lo, hi, expand_batch(eng, keys[lo:hi], bits[lo:hi], first[lo:hi])
+
+    def unplay(self, eng: BatchEngine, unplayer: Unplayer, keys: np.ndarray, level: np.ndarray):
+        for lo in range(0, len(level), UNPLAY_BATCH):
+            hi = min(len(level), lo + UNPLAY_BATCH)
+            yield lo, hi, unplay_batch(eng, unplayer, keys[level[lo:hi].astype(np.int64)])
+
+    def close(self) -> None:
+        pass
+
+
 def enumerate_classes(
-    eng: BatchEngine, store: KeyStore, budget: _Budget, bar=None, tick=None
+    eng: BatchEngine, store: KeyStore, budget: _Budget, bar=None, tick=None, runner=None
 ) -> int:
     """Breadth first over (class, colouring): every reachable class, its reachable
     colourings, whether it wins at once or has a drawing action, and its count of distinct
-    successors (the retrograde counter). Returns the number of expansions."""
+    successors (the retrograde counter). Returns the number of expansions.
+
+    ``runner`` computes each level's expansions (:func:`expand_batch`) in ranges; the store
+    is updated here, range by range in order, so the result never depends on the runner."""
+    runner = runner or InlineRunner()
     rs = eng.rs
     root = Position.initial(rs)
     me, them, mb, tb = States.from_positions([root]).mover_view()
@@ -561,53 +684,29 @@ def enumerate_classes(
     store.merge(rk, {"meta": np.array([SIDE_X], dtype=np.uint8)})
     frontier_keys, frontier_bits = rk, np.array([SIDE_X], dtype=np.uint8)
     meta = store.col
+    count_max = np.iinfo(store.col("count").dtype).max
     expansions = 0
     level = 0
     while len(frontier_keys):
         pend_k: list[np.ndarray] = []
         pend_b: list[np.ndarray] = []
         pending = 0
-        for lo in range(0, len(frontier_keys), BATCH):
-            keys = frontier_keys[lo : lo + BATCH]
-            bits = frontier_bits[lo : lo + BATCH]
-            idx = store.find(keys)
-            k = len(keys)
-            me, them, mb, tb = eng.unpack_class(keys)
-            ex = eng.expand(me, them, mb, tb)
-            expansions += k
-            res = ex.result
-            live = np.flatnonzero(res == NONE)
-            cm, ct, cmb, ctb = (a[live] for a in ex.child_view())
-            ck = eng.class_keys(cm, ct, cmb, ctb)
-            par = ex.parent[live]
-            same = ex.passed[live]
-            # Colourings reached: a pass keeps the mover, any other action hands over.
-            pb = bits[par]
-            swapped = ((pb & SIDE_X) << 1) | ((pb & SIDE_O) >> 1)
-            cb = np.where(same, pb, swapped).astype(np.uint8)
-            uk, ub = _reduce(ck, cb)
+        # The store's keys do not move until the merge at the end of the level, and only
+        # this level's expansions set EXPANDED: both are known before any piece runs.
+        where = store.find(frontier_keys)
+        first = (meta("meta")[where] & EXPANDED) == 0
+        for lo, hi, (flag, count, ck, cb) in runner.expand(
+            eng, frontier_keys, frontier_bits, first
+        ):
+            idx = where[lo:hi]
+            expansions += hi - lo
             m = meta("meta")
-            first = (m[idx] & EXPANDED) == 0
-            if first.any():
-                win = np.bincount(ex.parent[res == MOVER_WINS], minlength=k) > 0
-                draw = np.bincount(ex.parent[res == DRAW], minlength=k) > 0
-                actions = np.bincount(ex.parent, minlength=k)
-                # Distinct (child, same) per parent: the retrograde counter.
-                inv = np.searchsorted(uk, ck)
-                code = (par.astype(np.int64) << 33) | (inv.astype(np.int64) << 1) | same
-                code = _distinct(code)
-                count = np.bincount((code >> 33).astype(np.int64), minlength=k)
-                flag = (
-                    np.uint8(EXPANDED)
-                    | np.where(win, WIN_NOW, 0).astype(np.uint8)
-                    | np.where(draw | (actions == 0), CAN_AVOID, 0).astype(np.uint8)
-                )
-                f = np.flatnonzero(first)
+            f = np.flatnonzero(first[lo:hi])
+            if len(f):
                 m[idx[f]] |= flag[f]
-                store.col("count")[idx[f]] = count[f]
-                if int(count.max(initial=0)) > np.iinfo(store.col("count").dtype).max:
+                if int(count[f].max()) > count_max:
                     raise LeanError(f"{rs.id}: more successors than the counter holds")
-            ck, cb = uk, ub
+                store.col("count")[idx[f]] = count[f]
             # Drop what is already known.
             ci = store.find(ck)
             known = ci >= 0
@@ -620,6 +719,7 @@ def enumerate_classes(
                 a, b = _reduce(np.concatenate(pend_k), np.concatenate(pend_b))
                 pend_k, pend_b, pending = [a], [b], len(a)
             budget.check(store.count)
+        del where, first
         if pend_k:
             nk, nb = _reduce(np.concatenate(pend_k), np.concatenate(pend_b))
         else:
@@ -673,9 +773,15 @@ def _reduce(keys: np.ndarray, bits: np.ndarray):
     return k[starts], np.bitwise_or.reduceat(b, starts).astype(np.uint8)
 
 
-def retrograde(eng: BatchEngine, store: KeyStore, values: np.ndarray, tick=None, bar=None) -> int:
+def retrograde(
+    eng: BatchEngine, store: KeyStore, values: np.ndarray, tick=None, bar=None, runner=None
+) -> int:
     """The retrograde pass (module doc): ``values`` (2-bit) and the ``count`` column (the
-    counter, then the plies) are updated in place. Returns the deepest ply."""
+    counter, then the plies) are updated in place. Returns the deepest ply.
+
+    ``runner`` un-plays each ply's decided classes (:func:`unplay_batch`) in ranges; the
+    values are updated here, range by range in order."""
+    runner = runner or InlineRunner()
     rs = eng.rs
     unplayer = Unplayer(eng)
     count = store.col("count")
@@ -696,33 +802,17 @@ def retrograde(eng: BatchEngine, store: KeyStore, values: np.ndarray, tick=None,
         level.append(idx[win | lose].astype(np.int32))
     level = np.concatenate(level) if level else np.zeros(0, dtype=np.int64)
     k = 1
-    continue_rule = rs.stuck == "continue"
     keys = store.sorted_keys()
     while len(level):
         decided = []
-        for lo in range(0, len(level), UNPLAY_BATCH):
-            children = level[lo : lo + UNPLAY_BATCH].astype(np.int64)
-            me, them, mb, tb = eng.unpack_class(keys[children])
-            cres = get2(values, children)
-            rows, PM, PO, PMb, POb = unplayer.parents(them, me, tb, mb, passed=False)
-            same = np.zeros(len(rows), dtype=bool)
-            if continue_rule:
-                stuck = np.flatnonzero(~eng.has_action(them, me, tb))
-                if len(stuck):
-                    r2, *p2 = unplayer.parents(
-                        me[stuck], them[stuck], mb[stuck], tb[stuck], passed=True
-                    )
-                    rows = np.concatenate([rows, stuck[r2]])
-                    PM, PO = np.concatenate([PM, p2[0]]), np.concatenate([PO, p2[1]])
-                    PMb, POb = np.concatenate([PMb, p2[2]]), np.concatenate([POb, p2[3]])
-                    same = np.concatenate([same, np.ones(len(r2), dtype=bool)])
+        for lo, hi, (rows, pkeys, same) in runner.unplay(eng, unplayer, keys, level):
             if not len(rows):
                 continue
-            pidx = store.find(eng.class_keys(PM, PO, PMb, POb))
+            children = level[lo:hi].astype(np.int64)
+            cres = get2(values, children)
+            pidx = store.find(pkeys)
             found = pidx >= 0
-            code = _distinct(
-                (pidx[found] << 21) | (rows[found].astype(np.int64) << 1) | same[found]
-            )
+            code = _distinct((pidx[found] << 21) | (rows[found] << 1) | same[found])
             parent = code >> 21
             child = (code >> 1) & ((1 << 20) - 1)
             same = (code & 1).astype(bool)
@@ -744,7 +834,8 @@ def retrograde(eng: BatchEngine, store: KeyStore, values: np.ndarray, tick=None,
             set2(values, lost, V_LOSS)
             count[lost] = k + 1
             decided += [winners.astype(np.int32), lost.astype(np.int32)]
-        level = np.concatenate(decided) if decided else np.zeros(0, dtype=np.int64)
+        # In rank order: the next ply's ranges are the same whatever ran this one.
+        level = np.sort(np.concatenate(decided)) if decided else np.zeros(0, dtype=np.int64)
         k += 1
         if bar is not None:
             bar.update(len(level))
@@ -780,12 +871,15 @@ def solve(
     max_seconds: float | None = None,
     max_memory: int | None = None,
     progress: bool | None = None,
+    runner=None,
 ) -> LeanSolution:
     """Strongly solve ``rs`` with the lean solver (module doc).
 
     ``workdir``: keep the per-class columns in memory-mapped files there (out of core) and
     checkpoint the enumeration; ``fresh`` discards what the folder holds. Budgets raise
     :class:`~harness.solver.retrograde.BudgetExceeded`; an unusable folder :class:`LeanError`.
+    ``runner`` computes the expansions and un-plays (default :class:`InlineRunner`: here;
+    :class:`harness.solver.distributed.DaskRunner`: as Dask tasks); the answer is the same.
     """
     start = time.perf_counter()
     cpu_start = time.process_time()
@@ -822,7 +916,7 @@ def solve(
     else:
         store = KeyStore(folder, columns)
         try:
-            expansions = enumerate_classes(eng, store, budget, bar, tick)
+            expansions = enumerate_classes(eng, store, budget, bar, tick, runner)
         finally:
             if bar is not None:
                 bar.close()
@@ -841,7 +935,7 @@ def solve(
     values[:] = 0
     bar = _progress(progress, "retrograde", " classes")
     try:
-        deepest = retrograde(eng, store, values, tick, bar)
+        deepest = retrograde(eng, store, values, tick, bar, runner)
     finally:
         if bar is not None:
             bar.close()
