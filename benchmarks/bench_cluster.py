@@ -12,9 +12,15 @@ Two tables, printed as Markdown, measured in one run:
    by construction), next to a plain ``certify``'s build (one table, a different
    certificate).
 
-The strong solver is not split (it runs in one process), so it has no row here. On a shared
-machine the wall clock measures the neighbours too: the load average is printed with the
-tables. Timings are read off, never asserted.
+3. **Split strong solve**: the lean solver (:mod:`harness.solver.distributed`) of the 4x5 c4
+   torus research ruleset (5x5 c4 with ``--big``) with no cluster and on LocalClusters of 1
+   and 2 workers: wall seconds, speed-up against no cluster, tasks (and per worker), the
+   tasks' own compute seconds (Dask's task stream), the coordinator's CPU seconds, and the
+   Dask cost per task on 1 worker: (wall on 1 worker - wall with no cluster) / tasks. The
+   value, plies and class count are the same in every row (checked).
+
+On a shared machine the wall clock measures the neighbours too: the load average is printed
+with the tables. Timings are read off, never asserted.
 """
 
 from __future__ import annotations
@@ -35,10 +41,14 @@ from harness.cert.split import split_build  # noqa: E402
 from harness.cluster import ClusterSpec, Session  # noqa: E402
 from harness.rules import Ruleset  # noqa: E402
 from harness.rules.position import PLAYERS, Position  # noqa: E402
+from harness.solver import lean  # noqa: E402
+from harness.solver.distributed import DaskRunner  # noqa: E402
 from harness.solver.proof import ProofSearch  # noqa: E402
 
 R5 = "pop1-5x5-c8-torus-continue-binempty-king-nozero-nojump"
 R6 = "pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump"
+S45C4 = "pop1-4x5-c4-torus-continue-binempty-king-nozero-nojump"
+S5C4 = "pop1-5x5-c4-torus-continue-binempty-king-nozero-nojump"
 
 
 def identity(x: int) -> int:
@@ -128,18 +138,81 @@ def certify_rows(ruleset: str) -> list[str]:
     return rows
 
 
+def solve_rows(ruleset: str) -> list[str]:
+    from distributed import get_task_stream
+
+    rs = Ruleset.from_id(ruleset)
+    rows = [
+        f"**{ruleset}** (lean solver)",
+        "",
+        "| run | wall s | speed-up vs no cluster | tasks (per worker) | task compute s | "
+        "coordinator CPU s | Dask cost ms/task | value, plies, classes |",
+        "|---|---:|---:|---|---:|---:|---:|---|",
+    ]
+    walls: dict[int, float] = {}
+    answers = set()
+    for workers in (0, 1, 2):
+        if workers == 0:
+            cpu0 = time.process_time()
+            t = time.perf_counter()
+            sol = lean.solve(rs, progress=False)
+            wall = time.perf_counter() - t
+            coordinator = time.process_time() - cpu0
+            tasks, per, compute = "—", "", None
+        else:
+            with Session(ClusterSpec(workers=workers), quiet=True) as session:
+                session.client.wait_for_workers(workers)
+                runner = DaskRunner(session, progress=False)
+                with get_task_stream(session.client) as stream:
+                    cpu0 = time.process_time()
+                    t = time.perf_counter()
+                    sol = lean.solve(rs, progress=False, runner=runner)
+                    wall = time.perf_counter() - t
+                    coordinator = time.process_time() - cpu0
+                compute = sum(
+                    stop - start
+                    for task in stream.data
+                    for (action, start, stop) in (
+                        (s["action"], s["start"], s["stop"]) for s in task["startstops"]
+                    )
+                    if action == "compute"
+                )
+                tasks = runner.tasks
+                per = " (" + ", ".join(f"{c}" for _, c in sorted(runner.per_worker.items())) + ")"
+        walls[workers] = wall
+        answers.add((sol.value, sol.plies, sol.classes))
+        speed = f"{walls[0] / wall:.2f}"
+        cost = f"{1000 * (wall - walls[0]) / tasks:.0f}" if workers == 1 else ""
+        label = "no cluster (one process)" if workers == 0 else f"LocalCluster, {workers} worker(s)"
+        rows.append(
+            f"| {label} | {wall:.1f} | {speed} | {tasks}{per} | "
+            f"{'' if compute is None else f'{compute:.1f}'} | {coordinator:.1f} | {cost} | "
+            f"{sol.value}, {sol.plies}, {sol.classes:,} |"
+        )
+        print(rows[-1], file=sys.stderr)
+    assert len(answers) == 1, answers  # the same solution on every row
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cluster", action="store_true", help="(the nox session's switch)")
     parser.add_argument("--big", action="store_true", help="the 6x6 research ruleset too")
     parser.add_argument("--tasks", type=int, default=500, help="tiny tasks (500)")
+    parser.add_argument(
+        "--solve-only", action="store_true", help="leave out the split certify table"
+    )
     args = parser.parse_args()
     print(f"cores: {os.cpu_count()}, load average before: {os.getloadavg()[0]:.2f}\n")
     print("### Scheduler overhead per task\n")
     print("\n".join(overhead(args.tasks)) + "\n")
-    print("### Split certify on 1 and 2 workers\n")
-    for ruleset in (R5, R6) if args.big else (R5,):
-        print("\n".join(certify_rows(ruleset)) + "\n")
+    if not args.solve_only:
+        print("### Split certify on 1 and 2 workers\n")
+        for ruleset in (R5, R6) if args.big else (R5,):
+            print("\n".join(certify_rows(ruleset)) + "\n")
+    print("### Split strong solve on 1 and 2 workers\n")
+    for ruleset in (S45C4, S5C4) if args.big else (S45C4,):
+        print("\n".join(solve_rows(ruleset)) + "\n")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 
