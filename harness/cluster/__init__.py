@@ -5,8 +5,8 @@ Every command that runs many independent pieces (``lean``, ``certify``, ``result
 ``--workers N`` (a :class:`distributed.LocalCluster` of N processes on 127.0.0.1),
 ``--scheduler ADDRESS`` (an existing ``dask scheduler``), ``--cluster-config FILE``
 (Slurm, PBS, SGE or LSF through ``dask-jobqueue``) and ``--shared DIR`` (a folder every
-worker sees, for data moved as files by content hash). Without any of them a command runs as it always has, in this process and
-its own children.
+worker sees, for data moved as files by content hash). Without any of them a command runs
+as it always has, in this process and its own children.
 
 The layer is Dask's own user API, not a scheduler of ours: a :class:`Session` holds the
 ``Client``; stages ``submit`` module-level functions, pass futures as arguments for
