@@ -19,6 +19,12 @@ Two tables, printed as Markdown, measured in one run:
    Dask cost per task on 1 worker: (wall on 1 worker - wall with no cluster) / tasks. The
    value, plies and class count are the same in every row (checked).
 
+4. **Split proof search** (:mod:`harness.solver.split_search`, ``solve --method proof`` with
+   a cluster option) of the 4x4 c6 ringout research ruleset (o in 10) with 2,000-node
+   tasks: the single-process search, the same tasks with no cluster, and LocalClusters of
+   1 and 2 workers: wall seconds, speed-up against 1 worker, tasks, splits and nodes. The
+   value and plies are the same in every row (checked).
+
 On a shared machine the wall clock measures the neighbours too: the load average is printed
 with the tables. Timings are read off, never asserted.
 """
@@ -44,11 +50,13 @@ from harness.rules.position import PLAYERS, Position  # noqa: E402
 from harness.solver import lean  # noqa: E402
 from harness.solver.distributed import DaskRunner  # noqa: E402
 from harness.solver.proof import ProofSearch  # noqa: E402
+from harness.solver.split_search import split_prove  # noqa: E402
 
 R5 = "pop1-5x5-c8-torus-continue-binempty-king-nozero-nojump"
 R6 = "pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump"
 S45C4 = "pop1-4x5-c4-torus-continue-binempty-king-nozero-nojump"
 S5C4 = "pop1-5x5-c4-torus-continue-binempty-king-nozero-nojump"
+P4C6 = "pop1-4x4-c6-ringout-continue-binempty-king-nozero-nojump"
 
 
 def identity(x: int) -> int:
@@ -194,6 +202,48 @@ def solve_rows(ruleset: str) -> list[str]:
     return rows
 
 
+def proof_rows(ruleset: str, task_nodes: int = 2000, plies: int = 11) -> list[str]:
+    rs = Ruleset.from_id(ruleset)
+    rows = [
+        f"**{ruleset}** (proof search, {task_nodes:,}-node tasks)",
+        "",
+        "| run | wall s | speed-up vs 1 worker | tasks | splits | nodes | value, plies |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    t = time.perf_counter()
+    search = ProofSearch(rs)
+    plain = search.prove(max_plies=plies)
+    wall = time.perf_counter() - t
+    rows.append(
+        f"| one process, no split | {wall:.1f} | | 1 | 0 | {search.nodes:,} | "
+        f"{plain.winner}, {plain.plies} |"
+    )
+    walls: dict[int, float] = {}
+    answers = {(plain.winner, plain.plies)}
+    for workers in (0, 1, 2):
+        if workers == 0:
+            t = time.perf_counter()
+            found = split_prove(rs, plies, task_nodes=task_nodes)
+            wall = time.perf_counter() - t
+        else:
+            with Session(ClusterSpec(workers=workers), quiet=True) as session:
+                session.client.wait_for_workers(workers)
+                t = time.perf_counter()
+                found = split_prove(rs, plies, session, task_nodes=task_nodes, progress=False)
+                wall = time.perf_counter() - t
+        walls[workers] = wall
+        answers.add((found.winner, found.plies))
+        speed = f"{walls[1] / wall:.2f}" if workers >= 1 else ""
+        label = "split, no cluster" if workers == 0 else f"split, LocalCluster {workers} worker(s)"
+        rows.append(
+            f"| {label} | {wall:.1f} | {speed} | {found.tasks:,} | {found.splits:,} | "
+            f"{found.nodes:,} | {found.winner}, {found.plies} |"
+        )
+        print(rows[-1], file=sys.stderr)
+    assert len(answers) == 1, answers  # the same value and plies on every row
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cluster", action="store_true", help="(the nox session's switch)")
@@ -202,7 +252,15 @@ def main() -> None:
     parser.add_argument(
         "--solve-only", action="store_true", help="leave out the split certify table"
     )
+    parser.add_argument(
+        "--proof-only", action="store_true", help="only the split proof search table"
+    )
     args = parser.parse_args()
+    if args.proof_only:
+        print(f"cores: {os.cpu_count()}, load average before: {os.getloadavg()[0]:.2f}\n")
+        print("\n".join(proof_rows(P4C6)) + "\n")
+        print(f"load average after: {os.getloadavg()[0]:.2f}")
+        return
     print(f"cores: {os.cpu_count()}, load average before: {os.getloadavg()[0]:.2f}\n")
     print("### Scheduler overhead per task\n")
     print("\n".join(overhead(args.tasks)) + "\n")
@@ -213,6 +271,8 @@ def main() -> None:
     print("### Split strong solve on 1 and 2 workers\n")
     for ruleset in (S45C4, S5C4) if args.big else (S45C4,):
         print("\n".join(solve_rows(ruleset)) + "\n")
+    print("### Split proof search on 1 and 2 workers\n")
+    print("\n".join(proof_rows(P4C6)) + "\n")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 

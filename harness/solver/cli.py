@@ -321,12 +321,14 @@ def _memory_cap(budget: int):
 
 
 def _prove(rs: Ruleset, args) -> dict:
-    from harness.solver.proof import BudgetExhausted, ProofSearch
+    from harness.solver.proof import BudgetExhausted, ProofSearch, stderr_progress
 
     spec = cluster_spec(args)
     if spec.requested:
         return _prove_split(rs, args, spec)
-    search = ProofSearch(rs, max_nodes=args.max_nodes, max_seconds=args.time_limit)
+    search = ProofSearch(
+        rs, max_nodes=args.max_nodes, max_seconds=args.time_limit, progress=stderr_progress()
+    )
     try:
         result = search.prove(max_plies=args.max_plies)
     except BudgetExhausted as exc:
