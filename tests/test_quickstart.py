@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from harness.manifest.publish import claimed_signer, publisher_keys
+from tests.harness_cli import run_harness
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -31,15 +32,7 @@ def _git(*args: str, cwd: Path) -> str:
 
 
 def _harness(clone: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "harness", *args],
-        cwd=clone,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    return run_harness(*args, cwd=clone, env=env)
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,8 +21,9 @@ from harness.cert.split import FRONTIER, SPLIT_ABOVE, build_strategy
 from harness.rules import Ruleset
 from harness.rules.position import PLAYERS, Position
 from harness.solver.proof import ProofSearch
+from tests.harness_cli import run_harness
 
-from .conftest import REPO, kill_first_busy_worker, worker_env, worker_pids
+from .conftest import kill_first_busy_worker, worker_env, worker_pids
 
 R5 = "pop1-5x5-c8-torus-continue-binempty-king-nozero-nojump"
 R6 = "pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump"
@@ -82,14 +82,7 @@ def test_a_worker_killed_mid_run_changes_nothing(one_process_5x5, manual_session
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "harness", *args],
-        cwd=REPO,
-        env=worker_env(),
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    return run_harness(*args, env=worker_env(), timeout=900)
 
 
 def summary_of(done: subprocess.CompletedProcess) -> dict:

@@ -4,16 +4,15 @@ plies on a LocalCluster, on a hand-started scheduler, and with a worker killed m
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from harness.rules import Ruleset
 from harness.solver.proof import ProofSearch
 from harness.solver.split_search import split_prove
+from tests.harness_cli import run_harness
 
-from .conftest import REPO, kill_first_busy_worker, worker_env, worker_pids
+from .conftest import kill_first_busy_worker, worker_env, worker_pids
 
 KLEIN = "pop1-3x3-c8-klein-continue-binempty-king-nozero-nojump"  # x in 5
 RINGOUT = "pop1-3x3-c8-ringout-continue-binempty-king-nozero-nojump"  # no win within 9
@@ -46,10 +45,9 @@ def test_a_worker_killed_mid_search_changes_nothing(inline, manual_session) -> N
 
 def test_the_command_line_gives_the_single_process_value(tmp_path) -> None:
     plain = ProofSearch(Ruleset.from_id(KLEIN)).prove(max_plies=9)
-    done = subprocess.run(
-        [sys.executable, "-m", "harness", "solve", KLEIN, "--method", "proof", "--json",
-         "--max-plies", "9", "--workers", "2", "--task-nodes", "30"],
-        cwd=REPO, env=worker_env(), capture_output=True, text=True, timeout=600,
+    done = run_harness(
+        "solve", KLEIN, "--method", "proof", "--json", "--max-plies", "9",
+        "--workers", "2", "--task-nodes", "30", env=worker_env(),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)

@@ -17,7 +17,6 @@ import http.server
 import importlib.util
 import os
 import subprocess
-import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,7 @@ import pytest
 import yaml
 
 from harness.site.build import Sources, build_site
+from tests.harness_cli import run_harness
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -87,16 +87,7 @@ class VerifiedRun:
 
 
 def _harness(*args: str, ok: tuple[int, ...] = (0,)) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    done = subprocess.run(
-        [sys.executable, "-m", "harness", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    done = run_harness(*args, env=dict(os.environ, PYTHONPATH=str(REPO)))
     assert done.returncode in ok, f"harness {' '.join(args)}: exit {done.returncode}\n{done.stderr}"
     return done
 
