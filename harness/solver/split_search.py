@@ -39,6 +39,7 @@ does not use this split (:mod:`harness.cert.split` splits its building instead).
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -89,9 +90,10 @@ class SplitResult:
 class _Tree:
     """The job tree of one attacker, and the rules that decide its nodes."""
 
-    def __init__(self, search: ProofSearch, attacker: int, root: State, plies: int):
+    def __init__(self, search: ProofSearch, attacker: int, root: State, plies: int, key: str):
         self.search, self.a = search, attacker
         self.jobs = [Job(root, plies, None)]
+        self.key = key  # unique to this tree: Dask would hand back a live task of the same key
 
     def split(self, i: int) -> list[int]:
         """Expand open job ``i`` into child jobs (returned); may decide ``i`` at once."""
@@ -178,11 +180,12 @@ def split_prove(
     root = search.root()
     totals = {"nodes": 0, "tasks": 0, "splits": 0}
     limits = (t0, max_seconds, max_nodes)
+    run = uuid.uuid4().hex[:12]
     for d in range(1, max_plies + 1):
         for a in attackers:
             if (d % 2 == 1) != (root[4] == a):
                 continue  # a win for a ends on a's own action
-            tree = _Tree(search, a, root, d)
+            tree = _Tree(search, a, root, d, f"proof-{rs.id}-{run}-{PLAYERS[a]}{d}")
             _run(tree, rs.id, session, task_nodes, limits, totals, progress, say)
             top = tree.jobs[0]
             if top.status == PROVEN:
@@ -243,7 +246,7 @@ def _run(tree, ruleset, session, task_nodes, limits, totals, progress, say):
         job = tree.jobs[i]
         f = session.submit(
             prove_task, ruleset, a, job.state, job.plies, task_nodes,
-            key=f"proof-{ruleset}-{PLAYERS[a]}-{i}",
+            key=f"{tree.key}-{i}",
         )  # fmt: skip
         queued[f.key] = (f, i)
         done.add(f)
