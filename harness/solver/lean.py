@@ -71,6 +71,7 @@ from harness.solver.retrograde import (
     _Budget,
     _distinct,
     _peak_rss,
+    _return_freed_memory,
 )
 
 # 2-bit codes while solving; AVOID is "undecided, and a drawing action exists".
@@ -842,24 +843,6 @@ def retrograde(
         if tick is not None:
             tick(f"retrograde: ply {k}, {len(level):,} classes decided")
     return k - 1
-
-
-def _return_freed_memory() -> None:
-    """Ask glibc to give large freed blocks back at once (a fixed mmap threshold).
-
-    By default glibc raises its mmap threshold each time a big block is freed, after which
-    big temporaries come from the heap and stay resident when freed; a solve that allocates
-    and frees batch-sized arrays all the time would then hold several times its live data.
-    Best effort: nothing happens off glibc.
-    """
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL("libc.so.6")
-        libc.mallopt(-3, 256 * 1024)  # M_MMAP_THRESHOLD
-        libc.mallopt(-1, 1024 * 1024)  # M_TRIM_THRESHOLD
-    except (OSError, AttributeError):
-        pass
 
 
 def solve(

@@ -115,7 +115,9 @@ class KeyIndex:
         self.size = size
         self.bits = size.bit_length() - 1
         self.table = np.full((size, self.words), self.EMPTY, dtype=np.uint64)
-        self.index = np.full(size, -1, dtype=np.int64)
+        # int32: class indices fit in 31 bits (MAX_CLASSES), and the table is the biggest
+        # thing an enumeration holds besides its edges.
+        self.index = np.full(size, -1, dtype=np.int32)
 
     def _rows(self, keys: np.ndarray) -> np.ndarray:
         if self.words == 1:
@@ -215,7 +217,7 @@ class KeyIndex:
         while 2 * (self.count + new_keys) > size:
             size *= 2
         # the new table and index, plus the live keys and ids copied out while re-inserting
-        return size * (8 * self.words + 8) + self.count * (8 * self.words + 24)
+        return size * (8 * self.words + 4) + self.count * (8 * self.words + 20)
 
     def _grow(self, need: int) -> None:
         live = self.index >= 0
@@ -490,6 +492,38 @@ def _peak_rss() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
+def _return_freed_memory() -> None:
+    """Ask glibc to give large freed blocks back at once (a fixed mmap threshold).
+
+    By default glibc raises its mmap threshold each time a big block is freed, after which
+    big temporaries come from the heap and stay resident when freed; a solve that allocates
+    and frees batch-sized arrays all the time would then hold several times its live data.
+    Best effort: nothing happens off glibc.
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, 256 * 1024)  # M_MMAP_THRESHOLD
+        libc.mallopt(-1, 1024 * 1024)  # M_TRIM_THRESHOLD
+    except (OSError, AttributeError):
+        pass
+
+
+def _trim() -> None:
+    """Give the heap's free pages back to the system (glibc's ``malloc_trim``).
+
+    Freed small blocks (a batch's flags, a chunk of sides) leave holes in the heap that stay
+    resident; between passes of a solve they add up to hundreds of MB. Best effort.
+    """
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
 # --- pass 1: enumeration --------------------------------------------------------------------
 
 
@@ -563,6 +597,32 @@ def _progress(enabled: bool | None, desc: str):
     return tqdm(desc=desc, unit=" classes", file=sys.stderr, leave=False)
 
 
+class _Growing:
+    """An array appended to in chunks and grown in place (``realloc``, which remaps big
+    blocks): the edges never exist twice, as they would in a list of chunks concatenated at
+    the end.
+
+    >>> g = _Growing(np.int32); g.append(np.arange(3)); g.append(np.arange(2)); g.done().tolist()
+    [0, 1, 2, 0, 1]
+    """
+
+    def __init__(self, dtype):
+        self.array = np.zeros(1 << 16, dtype=dtype)
+        self.n = 0
+
+    def append(self, chunk: np.ndarray) -> None:
+        need = self.n + len(chunk)
+        if need > len(self.array):
+            self.array.resize(max(need, len(self.array) + len(self.array) // 8), refcheck=False)
+        self.array[self.n : need] = chunk
+        self.n = need
+
+    def done(self) -> np.ndarray:
+        """The array, cut to what was appended (in place)."""
+        self.array.resize(self.n, refcheck=False)
+        return self.array
+
+
 def enumerate_graph(
     eng: BatchEngine, budget: _Budget | None = None, progress: bool | None = None
 ) -> Graph:
@@ -573,7 +633,7 @@ def enumerate_graph(
     me, them, mb, tb = States.from_positions([root]).mover_view()
     index.add(eng.class_keys(me, them, mb, tb))
     key_chunks = [eng.class_keys(me, them, mb, tb)]
-    parents, children, sames = [], [], []
+    parents, children, sames = _Growing(np.int32), _Growing(np.int32), _Growing(bool)
     flags = []  # per expanded chunk: (win_now, draw_now, lose_now, actions)
     level_start, level_end = 0, 1
     bar = _progress(progress, "enumerate")
@@ -631,15 +691,12 @@ def enumerate_graph(
         bar.close()
     keys = np.concatenate(key_chunks) if len(key_chunks) > 1 else key_chunks[0]
     assert len(keys) == len(index)
-
-    def cat(parts, dtype):
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
-
+    del index
     return Graph(
         keys=keys,
-        parent=cat(parents, np.int32),
-        child=cat(children, np.int32),
-        same=cat(sames, bool),
+        parent=parents.done(),
+        child=children.done(),
+        same=sames.done(),
         win_now=np.concatenate([f[0] for f in flags]),
         draw_now=np.concatenate([f[1] for f in flags]),
         lose_now=np.concatenate([f[2] for f in flags]),
@@ -666,9 +723,32 @@ def _distinct(a: np.ndarray, counts: bool = False):
     return out, np.diff(np.append(starts, len(a)))
 
 
+def _owner_counts(owner: np.ndarray, n: int) -> np.ndarray:
+    """How many times each of ``0 .. n-1`` occurs in ``owner`` (an edge column), counted a
+    chunk at a time: ``np.bincount`` would first copy a whole ``int32`` column to ``int64``.
+
+    >>> _owner_counts(np.array([2, 0, 2], dtype=np.int32), 4).tolist()
+    [1, 0, 2, 0]
+    """
+    out = np.zeros(n, dtype=np.int64)
+    for lo in range(0, len(owner), EDGE_CHUNK):
+        chunk = owner[lo : lo + EDGE_CHUNK]
+        least, most = int(chunk.min()), int(chunk.max())
+        if most - least < 4 * len(chunk):
+            # A narrow range (the parents, which come sorted): count it directly.
+            out[least : most + 1] += np.bincount(chunk - least)
+            continue
+        s = np.sort(chunk)
+        first = np.ones(len(s), dtype=bool)
+        first[1:] = s[1:] != s[:-1]
+        starts = np.flatnonzero(first)
+        out[s[starts]] += np.diff(np.append(starts, len(s)))
+    return out
+
+
 def _csr(owner: np.ndarray, n: int) -> np.ndarray:
     off = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(owner, minlength=n), out=off[1:])
+    np.cumsum(_owner_counts(owner, n), out=off[1:])
     return off
 
 
@@ -688,7 +768,9 @@ def _gather(off: np.ndarray, nodes: np.ndarray, labels: np.ndarray | None = None
     return shift, owner
 
 
-EDGE_CHUNK = 1 << 22  # edges gathered at once in the count and retrograde passes
+# Edges gathered at once in the count and retrograde passes: their temporaries take about
+# 60 bytes an edge, so a chunk costs ~60 MB whatever the size of the graph.
+EDGE_CHUNK = 1 << 20
 
 
 def _pieces(off: np.ndarray, nodes: np.ndarray, limit: int | None = None):
@@ -745,6 +827,37 @@ def reachable_sides(graph: Graph) -> np.ndarray:
 # --- pass 3: retrograde analysis ----------------------------------------------------------
 
 
+def _reverse(graph: Graph) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The reverse edges: CSR offsets by child, and each edge's parent and side, ordered by
+    (child, parent, side).
+
+    A counting sort, chunk by chunk in the forward order (which is by parent): each chunk's
+    edges go to the next free places of their children's segments, in the chunk's own
+    stable order by child. The peak is the forward and reverse edges side by side (14
+    bytes an edge), with no sort of a whole array.
+    """
+    n = len(graph.keys)
+    e = len(graph.parent)
+    off = _csr(graph.child, n)
+    fill = off[:-1].copy()
+    rev_parent = np.empty(e, dtype=np.int32)
+    rev_same = np.empty(e, dtype=bool)
+    for lo in range(0, e, EDGE_CHUNK):
+        child = graph.child[lo : lo + EDGE_CHUNK]
+        order = np.argsort(child, kind="stable")
+        ordered = child[order]
+        # Rank of each edge among the chunk's edges into the same child.
+        first = np.ones(len(ordered), dtype=bool)
+        first[1:] = ordered[1:] != ordered[:-1]
+        starts = np.flatnonzero(first)
+        sizes = np.diff(np.append(starts, len(ordered)))
+        dest = fill[ordered] + (np.arange(len(ordered)) - np.repeat(starts, sizes))
+        rev_parent[dest] = graph.parent[lo : lo + EDGE_CHUNK][order]
+        rev_same[dest] = graph.same[lo : lo + EDGE_CHUNK][order]
+        fill[ordered[starts]] += sizes
+    return off, rev_parent, rev_same
+
+
 def retrograde(graph: Graph, free: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Pass 3: (result, plies) per class, results relative to the player to move.
 
@@ -754,7 +867,7 @@ def retrograde(graph: Graph, free: bool = False) -> tuple[np.ndarray, np.ndarray
     n = len(graph.keys)
     result = np.zeros(n, dtype=np.int8)
     plies = np.zeros(n, dtype=np.int32)
-    counter = np.bincount(graph.parent, minlength=n).astype(np.int32)
+    counter = _owner_counts(graph.parent, n).astype(np.int32)
     # A class that can only lose at once loses in 1; one with a drawing action never loses.
     can_avoid_loss = graph.draw_now | (graph.actions == 0)
     wins = graph.win_now
@@ -762,18 +875,9 @@ def retrograde(graph: Graph, free: bool = False) -> tuple[np.ndarray, np.ndarray
     result[wins] = WIN
     result[losses] = LOSS
     plies[wins | losses] = 1
-    # Reverse edges: sort (child, parent, same) packed into one int64.
-    packed = graph.child.astype(np.int64)
-    packed <<= 33
-    packed |= graph.parent.astype(np.int64) << 1
-    packed |= graph.same
+    rev_off, rev_parent, rev_same = _reverse(graph)
     if free:
         graph.parent = graph.child = graph.same = None  # type: ignore[assignment]
-    packed.sort()
-    rev_off = _csr((packed >> 33).astype(np.int64), n)
-    rev_parent = ((packed >> 1) & 0xFFFFFFFF).astype(np.int32)
-    rev_same = (packed & 1).astype(bool)
-    del packed
     level = np.flatnonzero(wins | losses)
     k = 1
     while len(level):
@@ -823,24 +927,27 @@ def solve(
     start = time.perf_counter()
     cpu_start = time.process_time()
     budget = _Budget(max_positions, max_seconds, max_memory, start)
+    _return_freed_memory()
     eng = engine(rs)
     timings = {}
     graph = enumerate_graph(eng, budget, progress)
+    _trim()
     timings["enumerate"] = time.perf_counter() - start
     classes, edges = len(graph.keys), len(graph.parent)
     # The later passes allocate per class and per edge; refuse before, not half-way.
     budget.check_need("the count", classes * 32 + min(edges, EDGE_CHUNK) * 64, classes)
     t = time.perf_counter()
     sides = reachable_sides(graph)
-    me, them, _, _ = eng.unpack_class(graph.keys)
-    orbit = np.concatenate(
-        [eng.orbit_sizes(me[i : i + BATCH], them[i : i + BATCH]) for i in range(0, len(me), BATCH)]
-    ).astype(np.int16)
+    orbit = np.empty(classes, dtype=np.int16)
+    for i in range(0, classes, BATCH):
+        me, them, _, _ = eng.unpack_class(graph.keys[i : i + BATCH])
+        orbit[i : i + BATCH] = eng.orbit_sizes(me, them)
     timings["count"] = time.perf_counter() - t
     budget.check(classes)
     budget.check_need("the retrograde pass", classes * 24 + edges * 14, classes)
     t = time.perf_counter()
     result, plies = retrograde(graph, free=True)
+    _trim()
     timings["retrograde"] = time.perf_counter() - t
     timings["cpu"] = time.process_time() - cpu_start
     sol = Solution(
