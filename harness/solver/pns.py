@@ -72,6 +72,7 @@ from harness.solver.retrograde import _rss
 INF = 1 << 40
 STATE_FORMAT = 1
 SIBLINGS = 64  # leaves expanded in one call of the batch engine at most
+DROPPED = -2  # the parent of a freed slot
 
 
 @dataclass
@@ -159,9 +160,17 @@ class PNSearch:
         self.rem: list[int] = []
         self.rank: list[int] = []  # proven rank once solved; the immediate-win part before
         self.best: list[Act | None] = []
-        self.live = 0
+        self.live = 0  # nodes in the tree (the slots in use)
+        self.free: list[int] = []  # slots of dropped subtrees, reused by _add
 
     def _add(self, s: State, parent: int, act: Act | None, rem: int, pn: int, dn: int) -> int:
+        self.live += 1
+        if self.free:
+            i = self.free.pop()
+            self.st[i], self.pn[i], self.dn[i], self.par[i] = s, pn, dn, parent
+            self.kids[i], self.act[i], self.rem[i] = None, act, rem
+            self.rank[i], self.best[i] = 0, None
+            return i
         i = len(self.st)
         self.st.append(s)
         self.pn.append(pn)
@@ -172,8 +181,21 @@ class PNSearch:
         self.rem.append(rem)
         self.rank.append(0)
         self.best.append(None)
-        self.live += 1
         return i
+
+    def _drop_below(self, i: int) -> None:
+        """Free the slots of every node under ``i`` (solved: the table holds what they
+        proved). Without this the tree keeps every node ever made, gigabytes on 6x6."""
+        stack = list(self.kids[i] or ())
+        while stack:
+            j = stack.pop()
+            ks = self.kids[j]
+            if ks:
+                stack.extend(ks)
+            self.st[j] = self.kids[j] = self.act[j] = self.best[j] = None
+            self.par[j] = DROPPED
+            self.free.append(j)
+            self.live -= 1
 
     def _lookup(self, s: State, rem: int) -> tuple[int, int, int] | None:
         """(pn, dn, rank) of a solved state from the table, or None."""
@@ -273,7 +295,8 @@ class PNSearch:
                     batch.append(k)
         self._expand(batch)
         for k in batch:
-            self._update_up(k)
+            if self.par[k] != DROPPED:  # not under a node an earlier update solved
+                self._update_up(k)
 
     def _expand(self, batch: list[int]) -> None:
         a, eng = self.a, self.eng
@@ -408,6 +431,7 @@ class PNSearch:
                 self.disproven[s] = self.rem[i]
                 if len(self.disproven) > self.max_table:
                     self._evict()
+        self._drop_below(i)
         self.kids[i] = []
 
     def _evict(self) -> None:

@@ -126,3 +126,23 @@ def test_ranks_decrease_in_the_table():
         child = next(c for a, _, c in ps.children(s) if a == act)
         assert search.proven[child][0] < rank
     assert np.all([r >= 1 for r, _ in search.proven.values()])
+
+
+def test_solved_subtrees_give_their_slots_back():
+    search = PNSearch(DEFAULT, 0, max_plies=7)
+    search.prove(deepen=False)
+    # Every slot is in the tree or on the free list, and fewer slots than nodes were ever
+    # made (without reuse there is a slot for the root and one for every node made).
+    slots = len(search.st)
+    assert search.live + len(search.free) == slots
+    assert slots < search.generated
+    in_tree = [i for i in range(slots) if search.par[i] != -2]
+    assert len(in_tree) == search.live
+    # A freed slot holds nothing; a slot in the tree is reachable from the root.
+    assert all(search.st[i] is None for i in search.free)
+    reach, stack = set(), [0]
+    while stack:
+        i = stack.pop()
+        reach.add(i)
+        stack.extend(search.kids[i] or ())
+    assert reach == set(in_tree)
