@@ -72,6 +72,7 @@ from harness.solver.retrograde import (
     _distinct,
     _peak_rss,
     _return_freed_memory,
+    _trim,
 )
 
 # 2-bit codes while solving; AVOID is "undecided, and a drawing action exists".
@@ -79,7 +80,7 @@ OPEN, V_WIN, V_LOSS, AVOID = 0, 1, 2, 3
 # Bits of the per-class meta byte during the enumeration.
 SIDE_X, SIDE_O, EXPANDED, WIN_NOW, CAN_AVOID = 1, 2, 4, 8, 16
 BATCH = 2048  # classes expanded at once: the expansion's temporaries stay a few MB
-UNPLAY_BATCH = 2048  # decided classes un-played at once
+UNPLAY_BATCH = 512  # decided classes un-played at once: ~70 proposals each, a few MB in all
 MERGE_CHUNK = 1 << 16
 FORMAT = 1
 
@@ -234,19 +235,29 @@ class KeyStore:
             cap = max(need, int(self.keys.capacity * 1.125) + 1024)
             for c in self.all_columns():
                 c.grow(cap)
-        pos = np.searchsorted(self.keys.array[:n], new)
+        # Where each new key goes in the merged array: its rank among the old keys plus its
+        # own index. Kept as uint32 where it fits (4 bytes a new key, not 8 + 8).
+        dtype = np.uint32 if need < 1 << 32 else np.int64
+        slots = np.empty(k, dtype=dtype)
+        old = self.keys.array[:n]
+        for lo in range(0, k, MERGE_CHUNK):
+            sl = slice(lo, lo + MERGE_CHUNK)
+            slots[sl] = np.searchsorted(old, new[sl]) + np.arange(lo, min(k, lo + MERGE_CHUNK))
+        del old
         # Old entries move up by the number of new keys before them; from the top down, so
         # that a chunk is never overwritten before it has moved (destinations >= sources).
         for hi in range(n, 0, -MERGE_CHUNK):
             lo = max(0, hi - MERGE_CHUNK)
-            src = np.arange(lo, hi)
-            dst = src + np.searchsorted(pos, src, side="right")
+            dst = np.arange(lo, hi) + np.searchsorted(new, self.keys.array[lo:hi])
             for c in self.all_columns():
                 c.array[dst] = c.array[lo:hi].copy()
-        slots = pos + np.arange(k)
-        self.keys.array[slots] = new
-        for name, c in self.columns.items():
-            c.array[slots] = values.get(name, 0)
+        for lo in range(0, k, MERGE_CHUNK):
+            sl = slice(lo, lo + MERGE_CHUNK)
+            at = slots[sl].astype(np.int64)
+            self.keys.array[at] = new[sl]
+            for name, c in self.columns.items():
+                v = values.get(name, 0)
+                c.array[at] = v if np.ndim(v) == 0 else v[sl]
         self.count = need
 
     def flush(self) -> None:
@@ -693,13 +704,16 @@ def enumerate_classes(
         pend_b: list[np.ndarray] = []
         pending = 0
         # The store's keys do not move until the merge at the end of the level, and only
-        # this level's expansions set EXPANDED: both are known before any piece runs.
-        where = store.find(frontier_keys)
-        first = (meta("meta")[where] & EXPANDED) == 0
+        # this level's expansions set EXPANDED: both are known before any piece runs. The
+        # rows are looked up again per piece, not kept for the whole level (8 bytes a class).
+        first = np.empty(len(frontier_keys), dtype=bool)
+        for lo in range(0, len(frontier_keys), MERGE_CHUNK):
+            rows = store.find(frontier_keys[lo : lo + MERGE_CHUNK])
+            first[lo : lo + MERGE_CHUNK] = (meta("meta")[rows] & EXPANDED) == 0
         for lo, hi, (flag, count, ck, cb) in runner.expand(
             eng, frontier_keys, frontier_bits, first
         ):
-            idx = where[lo:hi]
+            idx = store.find(frontier_keys[lo:hi])
             expansions += hi - lo
             m = meta("meta")
             f = np.flatnonzero(first[lo:hi])
@@ -720,7 +734,7 @@ def enumerate_classes(
                 a, b = _reduce(np.concatenate(pend_k), np.concatenate(pend_b))
                 pend_k, pend_b, pending = [a], [b], len(a)
             budget.check(store.count)
-        del where, first
+        del first
         if pend_k:
             nk, nb = _reduce(np.concatenate(pend_k), np.concatenate(pend_b))
         else:
@@ -741,9 +755,14 @@ def enumerate_classes(
             kn = np.flatnonzero(known & (nbits != 0))
             m[ci[kn]] |= nbits[kn].astype(np.uint8)
             del ci, known, nbits, kn
-        store.merge(nk[fresh], {"meta": nb[fresh]})
         sel = newbits != 0
         frontier_keys, frontier_bits = nk[sel], newbits[sel]
+        del sel, newbits
+        nk, nb = nk[fresh], nb[fresh]
+        del fresh
+        store.merge(nk, {"meta": nb})
+        del nk, nb
+        _trim()
         level += 1
         if bar is not None:
             bar.update(store.count - bar.n)
@@ -758,14 +777,18 @@ def _reduce(keys: np.ndarray, bits: np.ndarray):
     if len(keys) == 0:
         return keys, bits
     if int(keys.max()) < 1 << 62:
-        # One sort of keys with their two bits below them.
-        v = np.sort((keys << np.uint64(2)) | bits.astype(np.uint64))
-        k = v >> np.uint64(2)
-        first = np.ones(len(k), dtype=bool)
-        first[1:] = k[1:] != k[:-1]
-        starts = np.flatnonzero(first)
+        # One sort of keys with their two bits below them, in place: one 8-byte array of
+        # the pending keys at a time (a level's pending keys are the enumeration's peak).
+        v = keys << np.uint64(2)
+        v |= bits.astype(np.uint64)
+        v.sort()
         b = (v & np.uint64(3)).astype(np.uint8)
-        return k[starts], np.bitwise_or.reduceat(b, starts).astype(np.uint8)
+        v >>= np.uint64(2)
+        first = np.ones(len(v), dtype=bool)
+        np.not_equal(v[1:], v[:-1], out=first[1:])
+        starts = np.flatnonzero(first)
+        del first
+        return v[starts], np.bitwise_or.reduceat(b, starts).astype(np.uint8)
     order = np.argsort(keys)
     k, b = keys[order], bits[order]
     first = np.ones(len(k), dtype=bool)
