@@ -31,6 +31,7 @@ from harness.rules.position import PLAYERS, Position
 from harness.rules.ruleset import Ruleset
 from harness.solver.proof import BudgetExhausted, ProofSearch, ProofStateError, stderr_progress
 
+MAX_PLIES = 15  # certify's default bound on the win it looks for
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
@@ -55,7 +56,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--seconds", type=float, help="time budget of the search")
     p.add_argument("--nodes", type=int, help="node budget of the search")
-    p.add_argument("--max-plies", type=int, default=15, help="deepest win looked for (15)")
+    p.add_argument(
+        "--max-plies",
+        type=int,
+        default=MAX_PLIES,
+        help=f"deepest win looked for ({MAX_PLIES})",
+    )
     p.add_argument(
         "--winner",
         choices=("auto", "x", "o"),

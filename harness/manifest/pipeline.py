@@ -301,12 +301,25 @@ class Pipeline:
         ) + (f"; {positions} positions" if positions is not None else "")
         self._record("solve", "passed", done.seconds, detail)
 
+    def _deeper_win_args(self) -> list[str]:
+        """A win the solve found beyond certify's default bound: look that deep, for that
+        player only (5x5 c8 ringout: o in 18). Shallower wins keep certify's defaults, so
+        every certificate made before stays the same."""
+        from harness.cert.cli import MAX_PLIES
+
+        info = self.facts["solve"]
+        plies = info.get("plies")
+        if info.get("value") in ("x", "o") and isinstance(plies, int) and plies > MAX_PLIES:
+            return ["--max-plies", str(plies), "--winner", info["value"]]
+        return []
+
     def _certify(self) -> None:
         out = self.work / "certificate"
         args = ["certify", self.ruleset, "--out", str(out), "--json"]
         solution = self._solution_file()
         if solution is not None and solution.is_file():
             args += ["--solution", str(solution)]
+        args += self._deeper_win_args()
         done = self._cmd("certify", args + self._budget_args("--seconds"))
         if done.returncode == EXIT_BUDGET:
             self._record("certify", "budget", done.seconds, done.last_error_line())

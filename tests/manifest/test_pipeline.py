@@ -303,3 +303,17 @@ def test_verify_refuses_a_ruleset_outside_the_lean_model_at_once(ruleset, field,
     assert main(["verify", ruleset]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and field in err and "nothing was run" in err
+
+
+def test_a_win_deeper_than_certifys_default_is_looked_for_that_deep(tmp_path, key):
+    # The solve finds x in 18 (5x5 c8 ringout is o in 18); certify's default looks 15 deep.
+    deep = StandIn(plies=18)
+    _run(tmp_path / "deep", key, deep)
+    certify = next(c for c in deep.calls if c[0] == "certify")
+    assert certify[certify.index("--max-plies") + 1] == "18"
+    assert certify[certify.index("--winner") + 1] == "x"
+    # A shallower win keeps certify's defaults (so published certificates stay the same).
+    shallow = StandIn(plies=7)
+    _run(tmp_path / "shallow", key, shallow)
+    certify = next(c for c in shallow.calls if c[0] == "certify")
+    assert "--max-plies" not in certify and "--winner" not in certify
