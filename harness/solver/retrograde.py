@@ -944,7 +944,10 @@ def solve(
         orbit[i : i + BATCH] = eng.orbit_sizes(me, them)
     timings["count"] = time.perf_counter() - t
     budget.check(classes)
-    budget.check_need("the retrograde pass", classes * 24 + edges * 14, classes)
+    # The pass adds the reverse edges (5 bytes an edge: parent and side), its per-class
+    # arrays (result, plies, counter, flags: 14 bytes a class) and a chunk's temporaries; the
+    # forward edges are freed once the reverse ones are built.
+    budget.check_need("the retrograde pass", classes * 14 + edges * 5 + EDGE_CHUNK * 64, classes)
     t = time.perf_counter()
     result, plies = retrograde(graph, free=True)
     _trim()
