@@ -46,6 +46,7 @@ import copy
 import io
 import pickle
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,7 +54,7 @@ from pathlib import Path
 from harness.cert.builder import Strategy, StrategyError
 from harness.cluster.store import digest_of, fetch, publish
 from harness.rules.ruleset import Ruleset
-from harness.solver.proof import Act, ProofSearch, State
+from harness.solver.proof import Act, BudgetExhausted, ProofSearch, State
 
 FRONTIER = 32  # subtrees wanted; a constant, so the split never depends on the cluster
 MIN_STOP = 3  # subtrees of rank 1 are single entries: never worth a task
@@ -138,11 +139,20 @@ def grow_subtree(
     optimize: bool,
     full_rank: int,
     shared: str | None = None,
+    deadline: tuple[float, float] | None = None,
 ):
     """One task: the whole strategy subtree of ``state`` (an entry of ``rank``), grown by a
     fresh search loaded from ``table``. Returns pickled ``[(state, rank, action,
-    successors), ...]``, through the scheduler or (``shared``) as a file by content hash."""
+    successors), ...]``, through the scheduler or (``shared``) as a file by content hash.
+
+    ``deadline``: (wall-clock time, the budget in seconds) of the certify run; past that
+    time the task raises :class:`BudgetExhausted` as the run's own search would (a fresh
+    search has no deadline of its own)."""
     search = fresh_search(ruleset, fetch(table))
+    if deadline is not None:
+        at, seconds = deadline
+        search.max_seconds = seconds
+        search._deadline = time.monotonic() + (at - time.time())
     strategy = Strategy.empty(search, attacker, optimize=optimize, full_rank=full_rank)
     strategy.grow(state, rank)
     rows = [(s, r, act, strategy.successors[s]) for s, (r, act) in strategy.entries.items()]
@@ -196,9 +206,15 @@ def split_build(
     table = snapshot(search)
     rs = search.rs.id
     shared = None
+    # The run's time budget goes to every task as a wall-clock time (monotonic clocks do not
+    # compare across machines).
+    deadline = None
+    if search._deadline is not None:
+        deadline = (time.time() + (search._deadline - time.monotonic()), search.max_seconds)
     if session is None:
         blobs = [
-            grow_subtree(rs, table, attacker, s, r, optimize, full_rank) for s, r in plan.frontier
+            grow_subtree(rs, table, attacker, s, r, optimize, full_rank, None, deadline)
+            for s, r in plan.frontier
         ]
     else:
         from distributed import wait
@@ -220,6 +236,7 @@ def split_build(
                 optimize,
                 full_rank,
                 shared,
+                deadline,
                 key=f"certify-subtree-{i:04d}-{rs}",
             )
             for i, (s, r) in enumerate(plan.frontier)
@@ -236,6 +253,8 @@ def split_build(
         failed = [i for i, f in enumerate(futures) if f.status != "finished"]
         if failed:
             exc = futures[failed[0]].exception()
+            if isinstance(exc, BudgetExhausted):
+                raise exc
             s, r = plan.frontier[failed[0]]
             raise StrategyError(
                 f"the subtree task {failed[0]} (an entry of rank {r}) failed on the cluster: "
