@@ -33,6 +33,7 @@ from harness.solver.proof import BudgetExhausted, ProofSearch, ProofStateError, 
 
 MAX_PLIES = 15  # certify's default bound on the win it looks for
 
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "certify",

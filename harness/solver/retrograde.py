@@ -738,11 +738,8 @@ def _owner_counts(owner: np.ndarray, n: int) -> np.ndarray:
             # A narrow range (the parents, which come sorted): count it directly.
             out[least : most + 1] += np.bincount(chunk - least)
             continue
-        s = np.sort(chunk)
-        first = np.ones(len(s), dtype=bool)
-        first[1:] = s[1:] != s[:-1]
-        starts = np.flatnonzero(first)
-        out[s[starts]] += np.diff(np.append(starts, len(s)))
+        owners, counts = _distinct(chunk, counts=True)
+        out[owners] += counts
     return out
 
 
