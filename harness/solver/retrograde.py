@@ -266,13 +266,24 @@ class Solution:
     @property
     def positions(self) -> int:
         """Raw reachable positions (RULES.md's count, every symmetric image counted)."""
-        counted = (self.sides & 1).astype(np.int64) + (self.sides >> 1 & 1)
-        return int((counted * self.orbit).sum())
+        return self._count_sides(weighted=True)
 
     @property
     def canonical(self) -> int:
         """Reachable positions up to the board's symmetries (the turn still counts)."""
-        return int(((self.sides & 1) + (self.sides >> 1 & 1)).astype(np.int64).sum())
+        return self._count_sides(weighted=False)
+
+    def _count_sides(self, weighted: bool) -> int:
+        # A chunk at a time: whole-array int64 temporaries would be 30 bytes a class, more
+        # than the lean solver's columns.
+        total = 0
+        for lo in range(0, len(self.sides), 1 << 16):
+            s = self.sides[lo : lo + (1 << 16)]
+            counted = (s & 1).astype(np.int64) + (s >> 1 & 1)
+            if weighted:
+                counted *= self.orbit[lo : lo + (1 << 16)]
+            total += int(counted.sum())
+        return total
 
     @property
     def value(self) -> str:

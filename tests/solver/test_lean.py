@@ -54,6 +54,30 @@ def test_every_class_as_today(rid):
     assert_same(retrograde.solve(rs), lean.solve(rs, progress=False))
 
 
+@pytest.mark.parametrize("rid", [RULESETS[2], RULESETS[9], RULESETS[8]])
+def test_frontier_in_small_pieces_as_today(rid, monkeypatch):
+    # Tiny gathers, scans and merge thresholds: a level is taken in many pieces and the
+    # store grows by many merges while it is being read. The answer must not change.
+    rs = Ruleset.from_id(rid)
+    merges = []
+    real_merge = lean.KeyStore.merge
+
+    def counting_merge(self, new, values):
+        merges.append(len(new))
+        return real_merge(self, new, values)
+
+    monkeypatch.setattr(lean.KeyStore, "merge", counting_merge)
+    lean.solve(rs, progress=False)
+    levels = len(merges)  # one merge a level with the defaults, at these sizes
+    merges.clear()
+    monkeypatch.setattr(lean, "GATHER", 7)
+    monkeypatch.setattr(lean, "SCAN", 5)
+    monkeypatch.setattr(lean, "PENDING_MIN", 3)
+    small = lean.solve(rs, progress=False)
+    assert len(merges) > 2 * levels  # several merges inside a level
+    assert_same(retrograde.solve(rs), small)
+
+
 def test_solution_interface_as_today():
     rs = Ruleset.from_id(RULESETS[1])
     a, b = retrograde.solve(rs), lean.solve(rs, progress=False)
@@ -145,6 +169,11 @@ def test_foreign_or_stray_folder_is_refused(tmp_path):
     with pytest.raises(lean.LeanError, match="holds a solve of"):
         lean.solve(b, workdir=work, progress=False)
     assert lean.solve(b, workdir=work, fresh=True, progress=False).value == "x"
+    # A folder of the same ruleset written by an older format is not read either.
+    run = json.loads((work / "run.json").read_text())
+    (work / "run.json").write_text(json.dumps({**run, "format": lean.FORMAT - 1}))
+    with pytest.raises(lean.LeanError, match="older format"):
+        lean.solve(b, workdir=work, progress=False)
     stray = tmp_path / "stray"
     stray.mkdir()
     (stray / "keys.bin").write_bytes(b"\0" * 64)
