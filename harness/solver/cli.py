@@ -115,7 +115,8 @@ def register(subparsers) -> None:
         "--workdir",
         type=Path,
         help="lean: keep the per-class columns in memory-mapped files in this folder (out of "
-        "core); a run killed after its enumeration resumes from there",
+        "core); a killed run resumes from there (from its enumeration, or its last retrograde "
+        "save: every 10 minutes)",
     )
     p.add_argument(
         "--fresh", action="store_true", help="lean: discard what --workdir holds and start over"

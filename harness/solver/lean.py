@@ -24,8 +24,9 @@ of 82 bytes per class on 5x5 c4 torus, against about 550), at a tenth of the spe
 * **Out of core.** With ``workdir`` every per-class column is a :class:`numpy.memmap` file
   there (preallocated, so a full disk is an error at allocation, never a crash on a page
   write); the enumeration is checkpointed (``enumerated.json``, written atomically after the
-  columns are flushed), so a killed solve resumes from it, and ``complete.json`` is written
-  last. A folder without the marker of a finished phase is never read as finished.
+  columns are flushed), and so is the retrograde pass at ply ends (:class:`_PlyCheckpoint`),
+  so a killed solve resumes from its last save; ``complete.json`` is written last. A folder
+  without the marker of a finished phase is never read as finished.
 
 The retrograde pass is the classical one (as in :mod:`harness.solver.retrograde`): the
 classes decided at ply k are un-played; a parent with an action into a child lost for the
@@ -93,6 +94,9 @@ GATHER = 1 << 18  # frontier classes handed to the runner at once (16 Dask tasks
 SCAN = 1 << 20  # store rows scanned at once for the frontier
 PENDING_MIN = 1 << 18  # new keys held before they are merged into the store (at least)
 FORMAT = 2  # 2: the frontier lives in the meta byte (1 had an EXPANDED bit there)
+CHECKPOINT_SECONDS = 600.0  # out of core, the retrograde pass is saved at a ply end this often
+RETRO_COLUMNS = ("meta", "count", "values")  # what the retrograde pass rewrites
+MARKERS = ("run.json", "enumerated.json", "retrograde.json", "complete.json")
 
 
 class LeanError(ValueError):
@@ -532,11 +536,7 @@ def _open_workdir(workdir: Path | None, rs: Ruleset, fresh: bool) -> tuple[Path 
     meta_path = workdir / "run.json"
     if fresh:
         for p in workdir.iterdir():
-            if p.suffix in (".bin", ".enum") or p.name in (
-                "run.json",
-                "enumerated.json",
-                "complete.json",
-            ):
+            if p.suffix in (".bin", ".enum") or ".ply" in p.name or p.name in MARKERS:
                 p.unlink()
     if meta_path.exists():
         try:
@@ -856,10 +856,21 @@ def _reduce(keys: np.ndarray, bits: np.ndarray):
 
 
 def retrograde(
-    eng: BatchEngine, store: KeyStore, values: np.ndarray, tick=None, bar=None, runner=None
+    eng: BatchEngine,
+    store: KeyStore,
+    values: np.ndarray,
+    tick=None,
+    bar=None,
+    runner=None,
+    *,
+    resume_at: int | None = None,
+    after_ply=None,
 ) -> int:
     """The retrograde pass (module doc): ``values`` (2-bit) and the ``count`` column (the
     counter, then the plies) are updated in place. Returns the deepest ply.
+
+    ``after_ply(k)`` is called when every class of ply ``k`` is decided and marked NEW (the
+    state a checkpoint saves); ``resume_at=k`` goes on from such a state.
 
     As in the enumeration, a ply's classes are marked in the meta byte (the NEW bit when
     decided, TODO while they are un-played), not listed: they are gathered from the store in
@@ -874,7 +885,7 @@ def retrograde(
     n = store.count
     new_bit = np.uint8(1 << NEW_SHIFT)
     decided_now = 0
-    for lo in range(0, n, SCAN):
+    for lo in range(0, n if resume_at is None else 0, SCAN):
         hi = min(n, lo + SCAN)
         m = meta[lo:hi]
         win = (m & WIN_NOW) != 0
@@ -889,7 +900,7 @@ def retrograde(
         m[win | lose] |= new_bit
         decided_now += int(np.count_nonzero(win | lose))
         del m, win, avoid, c, lose, idx
-    k = 1
+    k = 1 if resume_at is None else resume_at
     keys = store.sorted_keys()
     while _start_level(store):
         start = 0
@@ -934,7 +945,66 @@ def retrograde(
             bar.update(decided_now)
         if tick is not None:
             tick(f"retrograde: ply {k}, {decided_now:,} classes decided")
+        if after_ply is not None:
+            after_ply(k)
     return k - 1
+
+
+class _PlyCheckpoint:
+    """Saves the retrograde pass of an out-of-core solve at ply ends, at most every
+    :data:`CHECKPOINT_SECONDS`, so a killed run goes on from its last save.
+
+    A save copies the columns the pass rewrites to ``<column>.ply<k>`` files (each written
+    under a temporary name, synced, then renamed), then names ``k`` in ``retrograde.json``
+    (written atomically), then removes the older copies. The marker only ever names a
+    complete set, so a run killed at any moment resumes from a consistent ply.
+    """
+
+    def __init__(self, folder: Path, classes: int, columns: dict, tick=None):
+        self.folder, self.classes, self.columns, self.tick = folder, classes, columns, tick
+        self.last = time.monotonic()
+
+    @staticmethod
+    def found(folder: Path, classes: int) -> int | None:
+        """The ply of a usable save in ``folder`` (None when there is none)."""
+        try:
+            mark = json.loads((folder / "retrograde.json").read_text())
+            ply = int(mark["ply"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        if int(mark.get("classes", -1)) != classes:
+            return None
+        if not all((folder / f"{name}.ply{ply}").exists() for name in RETRO_COLUMNS):
+            return None
+        return ply
+
+    def __call__(self, ply: int) -> None:
+        if time.monotonic() - self.last < CHECKPOINT_SECONDS:
+            return
+        for name in RETRO_COLUMNS:
+            self.columns[name].flush()
+            src = self.folder / f"{name}.bin"
+            tmp = self.folder / f"{name}.ply{ply}.tmp"
+            shutil.copyfile(src, tmp)
+            with open(tmp, "rb+") as fh:
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.folder / f"{name}.ply{ply}")
+        write_atomic(
+            self.folder / "retrograde.json",
+            json.dumps({"ply": ply, "classes": self.classes}).encode(),
+        )
+        for old in self.folder.glob("*.ply*"):
+            if not old.name.endswith(f".ply{ply}"):
+                old.unlink(missing_ok=True)
+        self.last = time.monotonic()
+        if self.tick is not None:
+            self.tick(f"retrograde: saved at ply {ply}")
+
+    @staticmethod
+    def discard(folder: Path) -> None:
+        (folder / "retrograde.json").unlink(missing_ok=True)
+        for old in folder.glob("*.ply*"):
+            old.unlink(missing_ok=True)
 
 
 def solve(
@@ -972,12 +1042,17 @@ def solve(
     timings: dict[str, float] = {}
     # The counter slot holds the plies once a class is decided: 16 bits for both.
     columns = {"meta": np.uint8, "count": np.uint16}
+    resume_at = None
     if checkpoint:
         n = int(checkpoint["classes"])
-        # The retrograde pass rewrites the counters and the final pass the meta bytes: put
-        # back the copies taken when the enumeration finished (before mapping them).
-        for name in columns:
-            src = folder / f"{name}.enum"
+        # The retrograde pass rewrites the counters, the values and the meta bytes: put back
+        # the copies of its last save, else those taken when the enumeration finished
+        # (before mapping them).
+        resume_at = _PlyCheckpoint.found(folder, n)
+        for name in RETRO_COLUMNS:
+            src = folder / (f"{name}.enum" if resume_at is None else f"{name}.ply{resume_at}")
+            if name == "values" and resume_at is None:
+                continue
             if not src.exists():
                 raise LeanError(f"work folder {str(folder)!r}: {src.name} is missing; pass --fresh")
             shutil.copyfile(src, folder / f"{name}.bin")
@@ -1006,11 +1081,18 @@ def solve(
             )
     n = store.count
     t = time.perf_counter()
-    values = Column("values", np.uint8, folder, capacity=(n + 3) // 4).array
-    values[:] = 0
+    values_col = Column("values", np.uint8, folder, capacity=(n + 3) // 4)
+    values = values_col.array
+    if resume_at is None:
+        values[:] = 0
+    saver = None
+    if folder is not None:
+        saver = _PlyCheckpoint(folder, n, {**store.columns, "values": values_col}, tick)
     bar = _progress(progress, "retrograde", " classes")
     try:
-        deepest = retrograde(eng, store, values, tick, bar, runner)
+        deepest = retrograde(
+            eng, store, values, tick, bar, runner, resume_at=resume_at, after_ply=saver
+        )
     finally:
         if bar is not None:
             bar.close()
@@ -1046,12 +1128,14 @@ def solve(
         peak_rss=_peak_rss(),
     )
     sol.expansions = expansions
+    sol.resumed_at_ply = resume_at or 0  # 0: the retrograde pass ran from its start
     sol.deepest = deepest
     sol.disk_bytes = 0
     if folder is not None:
         for c in (*store.all_columns(),):
             c.flush()
         sol.disk_bytes = sum(p.stat().st_size for p in folder.glob("*.bin"))
+        _PlyCheckpoint.discard(folder)
         write_atomic(
             folder / "complete.json",
             json.dumps(

@@ -153,6 +153,47 @@ def test_killed_after_enumeration_resumes(tmp_path):
     assert_same(retrograde.solve(rs), again)
 
 
+def test_killed_during_the_retrograde_pass_resumes_from_its_last_ply(tmp_path, monkeypatch):
+    rs = Ruleset.from_id(RULESETS[1])
+    work = tmp_path / "work"
+    monkeypatch.setattr(lean, "CHECKPOINT_SECONDS", 0.0)  # a save at every ply end
+    real_save = lean._PlyCheckpoint.__call__
+
+    def save_then_die(self, ply):
+        real_save(self, ply)
+        if ply == 4:
+            # Killed after the save, with ply 5 half done: values and counters moved on.
+            for name in ("count", "values"):
+                np.memmap(work / f"{name}.bin", mode="r+")[:16] = 3
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(lean._PlyCheckpoint, "__call__", save_then_die)
+    with pytest.raises(KeyboardInterrupt):
+        lean.solve(rs, workdir=work, progress=False)
+    assert json.loads((work / "retrograde.json").read_text())["ply"] == 4
+    assert sorted(p.name for p in work.glob("*.ply*")) == ["count.ply4", "meta.ply4", "values.ply4"]
+    monkeypatch.setattr(lean._PlyCheckpoint, "__call__", real_save)
+    again = lean.solve(rs, workdir=work, progress=False)
+    assert again.resumed_at_ply == 4
+    assert_same(retrograde.solve(rs), again)
+    # Done: the saves are gone, and a later run starts the pass from the enumeration.
+    assert not list(work.glob("*.ply*")) and not (work / "retrograde.json").exists()
+    assert lean.solve(rs, workdir=work, progress=False).resumed_at_ply == 0
+
+
+def test_a_broken_save_is_not_resumed(tmp_path, monkeypatch):
+    rs = Ruleset.from_id(RULESETS[1])
+    work = tmp_path / "work"
+    monkeypatch.setattr(lean, "CHECKPOINT_SECONDS", 0.0)
+    monkeypatch.setattr(lean._PlyCheckpoint, "discard", staticmethod(lambda folder: None))
+    lean.solve(rs, workdir=work, progress=False)
+    ply = json.loads((work / "retrograde.json").read_text())["ply"]
+    (work / f"values.ply{ply}").unlink()  # the marker names a set that is not whole
+    again = lean.solve(rs, workdir=work, progress=False)
+    assert again.resumed_at_ply == 0
+    assert_same(retrograde.solve(rs), again)
+
+
 def test_killed_during_enumeration_is_not_read_as_done(tmp_path):
     rs = Ruleset.from_id(RULESETS[1])
     work = tmp_path / "work"
