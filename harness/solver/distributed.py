@@ -10,7 +10,9 @@
   count, and its range's successor classes, distinct and sorted, with their colourings;
 * **retrograde pass**: the classes decided at ply k, in ranges of :data:`TASK_CLASSES`; a
   task (:func:`unplay_task`) un-plays its range and returns every (child row, parent class
-  key, pass) it found.
+  key, pass) it found. A ply swept forwards (:func:`harness.solver.lean._sweep`) sends the
+  open classes instead, and a task (:func:`successors_task`) returns every (row, successor
+  class key, pass) of its range.
 
 The coordinator (the command's own process) keeps the only copy of the per-class columns
 (the sorted keys, meta bytes, counters and 2-bit values) and does all the bookkeeping: it
@@ -60,6 +62,7 @@ from harness.solver.lean import (
     Unplayer,
     _return_freed_memory,
     expand_range,
+    successors_range,
     unplay_range,
 )
 
@@ -132,6 +135,15 @@ def unplay_task(ruleset: str, data: bytes | Blob, shared: str | None) -> bytes |
     return publish(pack(token=a["token"], rows=rows, parents=parents, same=same), shared)
 
 
+def successors_task(ruleset: str, data: bytes | Blob, shared: str | None) -> bytes | Blob:
+    """One task of a swept ply: every live successor of a range of open classes
+    (:func:`~harness.solver.lean.successors_range`). Input ``keys``; output ``rows``,
+    ``children`` (class keys) and ``same`` (the action was a pass)."""
+    a = unpack(fetch(data))
+    rows, children, same = successors_range(_engine(ruleset), a["keys"])
+    return publish(pack(token=a["token"], rows=rows, children=children, same=same), shared)
+
+
 class DaskRunner(InlineRunner):
     """Runs the lean solve's pieces as tasks of a :class:`harness.cluster.Session`.
 
@@ -190,6 +202,19 @@ class DaskRunner(InlineRunner):
         step = f"ply {self.steps['retrograde']}"
         for lo, hi, a in self._run("retrograde", step, unplay_task, eng, len(level), payload):
             yield lo, hi, (a["rows"], a["parents"], a["same"])
+
+    def successors(self, eng: BatchEngine, keys: np.ndarray, rows: np.ndarray):
+        self.steps["sweep"] += 1
+        if len(rows) < self.inline_below:
+            yield from super().successors(eng, keys, rows)
+            return
+
+        def payload(lo: int, hi: int) -> bytes:
+            return pack(token=self.token, keys=keys[rows[lo:hi].astype(np.int64)])
+
+        step = f"sweep {self.steps['sweep']}"
+        for lo, hi, a in self._run("retrograde", step, successors_task, eng, len(rows), payload):
+            yield lo, hi, (a["rows"], a["children"], a["same"])
 
     # --- submitting and merging in order ------------------------------------------------
 

@@ -79,6 +79,16 @@ def test_a_local_cluster_gives_the_one_process_solution(rid, inline, local_sessi
     assert runner.steps["enumerate"] > 1 and runner.steps["retrograde"] > 1
 
 
+def test_swept_plies_as_tasks_give_the_one_process_solution(
+    inline, local_session, monkeypatch
+) -> None:
+    monkeypatch.setattr(lean, "UNPLAY_COST", 10**9)  # every ply swept forwards
+    rid = RULESETS[0]
+    sol, runner = solve_on(local_session, rid)
+    assert_same(inline(rid), sol)
+    assert runner.steps["sweep"] > 1 and runner.steps["retrograde"] == 0
+
+
 def test_the_work_is_spread_over_both_workers(inline, local_session) -> None:
     rid = RULESETS[1]
     sol, runner = solve_on(local_session, rid)

@@ -78,6 +78,25 @@ def test_frontier_in_small_pieces_as_today(rid, monkeypatch):
     assert_same(retrograde.solve(rs), small)
 
 
+@pytest.mark.parametrize("cost", [0, 10**9], ids=["always-unplay", "always-sweep"])
+@pytest.mark.parametrize("rid", [RULESETS[3], RULESETS[8], RULESETS[10], RULESETS[12]])
+def test_sweep_and_unplay_agree_with_today(rid, cost, monkeypatch):
+    # Every ply un-played, or every ply swept forwards: the same classes, values and plies.
+    sweeps = []
+    real_sweep = lean._sweep
+
+    def counted(*args):
+        sweeps.append(args[3])
+        return real_sweep(*args)
+
+    monkeypatch.setattr(lean, "UNPLAY_COST", cost)
+    monkeypatch.setattr(lean, "_sweep", counted)
+    rs = Ruleset.from_id(rid)
+    sol = lean.solve(rs, progress=False)
+    assert (len(sweeps) == 0) if cost == 0 else (len(sweeps) == sol.deepest)
+    assert_same(retrograde.solve(rs), sol)
+
+
 def test_solution_interface_as_today():
     rs = Ruleset.from_id(RULESETS[1])
     a, b = retrograde.solve(rs), lean.solve(rs, progress=False)
