@@ -803,6 +803,14 @@ def enumerate_classes(
                 if pending > max(PENDING_MIN, store.count // 16):
                     merge_pending()
                     _trim()
+                    if bar is not None:
+                        bar.update(store.count - bar.n)
+                if tick is not None:
+                    # A level of a 10^8-class ruleset takes minutes: say where it is.
+                    tick(
+                        f"enumerate: level {level + 1}, {store.count:,} classes, "
+                        f"{expansions:,} expansions"
+                    )
                 budget.check(store.count)
             del fk, fb, first
         merge_pending()
@@ -947,7 +955,7 @@ def retrograde(
     while todo := _start_level(store):
         decided_now = 0
         if todo * UNPLAY_COST > _count_open(values, n):
-            decided_now = _sweep(eng, store, values, k, runner)
+            decided_now = _sweep(eng, store, values, k, runner, tick)
             todo = 0  # the sweep has read every decided class: no un-play this ply
         start = 0
         while todo and (taken := _take_rows(store, start)) is not None:
@@ -985,6 +993,8 @@ def retrograde(
                 meta[winners] |= new_bit
                 meta[lost] |= new_bit
                 decided_now += len(winners) + len(lost)
+                if tick is not None:
+                    tick(f"retrograde: ply {k}, un-playing; {decided_now:,} decided so far")
         k += 1
         if bar is not None:
             bar.update(decided_now)
@@ -1004,7 +1014,7 @@ def _count_open(values: np.ndarray, n: int) -> int:
     return n - decided
 
 
-def _sweep(eng: BatchEngine, store: KeyStore, values: np.ndarray, k: int, runner) -> int:
+def _sweep(eng: BatchEngine, store: KeyStore, values: np.ndarray, k: int, runner, tick=None) -> int:
     """Ply ``k`` of the retrograde pass done forwards: every open class is expanded again
     and judged on its successors decided by ply ``k`` (those decided at ``k + 1`` during
     this sweep carry the NEW mark and count as open). A class with an action into a lost
@@ -1058,6 +1068,8 @@ def _sweep(eng: BatchEngine, store: KeyStore, values: np.ndarray, k: int, runner
             meta[winners] |= new_bit
             meta[lost] |= new_bit
             decided += len(winners) + len(lost)
+            if tick is not None:
+                tick(f"retrograde: ply {k}, sweeping row {lo:,} of {n:,}; {decided:,} decided")
     return decided
 
 

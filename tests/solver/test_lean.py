@@ -267,3 +267,22 @@ def test_two_bit_values_round_trip():
     assert np.array_equal(lean.get2(packed, idx), vals)
     rest = np.setdiff1d(np.arange(1000), idx)
     assert not lean.get2(packed, rest).any()
+
+
+def test_without_a_terminal_long_phases_print_where_they_are(monkeypatch, capsys):
+    # The status lines come at most once a minute; with no wait at all, every piece of a
+    # level and of a ply says where the solve is, on stderr.
+    real_init = lean._Ticker.__init__
+
+    def no_wait(self, quiet, every=60.0):
+        real_init(self, quiet, every=0.0)
+
+    monkeypatch.setattr(lean._Ticker, "__init__", no_wait)
+    monkeypatch.setattr(lean, "GATHER", 64)
+    lean.solve(Ruleset.from_id(RULESETS[1]), progress=None)
+    err = capsys.readouterr().err.splitlines()
+    assert any(line.startswith("enumerate: level 3,") and "expansions" in line for line in err)
+    assert any(line.startswith("retrograde: ply 1, sweeping row") for line in err)
+    assert any("un-playing" in line for line in err)
+    lean.solve(Ruleset.from_id(RULESETS[1]), progress=False)
+    assert capsys.readouterr().err == ""
