@@ -670,15 +670,21 @@ def unplay_batch(eng: BatchEngine, unplayer: Unplayer, keys: np.ndarray):
 def unplay_range(eng: BatchEngine, unplayer: Unplayer, keys: np.ndarray):
     """:func:`unplay_batch` over any number of classes, :data:`UNPLAY_BATCH` at a time
     (rows count from the start of ``keys``)."""
-    rows, parents, same = [], [], []
-    for lo in range(0, len(keys), UNPLAY_BATCH):
-        r, p, s = unplay_batch(eng, unplayer, keys[lo : lo + UNPLAY_BATCH])
+    return _in_batches(lambda part: unplay_batch(eng, unplayer, part), keys, UNPLAY_BATCH)
+
+
+def _in_batches(batch, keys: np.ndarray, size: int):
+    """``batch`` (giving ``(rows, keys, same)`` for a part of ``keys``) over all of ``keys``,
+    ``size`` at a time, the results joined with rows counted from the start of ``keys``."""
+    rows, found, same = [], [], []
+    for lo in range(0, len(keys), size):
+        r, k, s = batch(keys[lo : lo + size])
         rows.append(r + lo)
-        parents.append(p)
+        found.append(k)
         same.append(s)
     if not rows:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64), np.zeros(0, bool)
-    return np.concatenate(rows), np.concatenate(parents), np.concatenate(same)
+    return np.concatenate(rows), np.concatenate(found), np.concatenate(same)
 
 
 def successors_batch(eng: BatchEngine, keys: np.ndarray):
@@ -695,15 +701,7 @@ def successors_batch(eng: BatchEngine, keys: np.ndarray):
 def successors_range(eng: BatchEngine, keys: np.ndarray):
     """:func:`successors_batch` over any number of classes, :data:`BATCH` at a time (rows
     count from the start of ``keys``)."""
-    rows, children, same = [], [], []
-    for lo in range(0, len(keys), BATCH):
-        r, c, s = successors_batch(eng, keys[lo : lo + BATCH])
-        rows.append(r + lo)
-        children.append(c)
-        same.append(s)
-    if not rows:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64), np.zeros(0, bool)
-    return np.concatenate(rows), np.concatenate(children), np.concatenate(same)
+    return _in_batches(lambda part: successors_batch(eng, part), keys, BATCH)
 
 
 class InlineRunner:
@@ -977,21 +975,14 @@ def retrograde(
                 pv = get2(values, parent)
                 open_ = (pv == OPEN) | (pv == AVOID)
                 winners = _distinct(parent[good & open_])
-                set2(values, winners, V_WIN)
-                count[winners] = k + 1
+                _decide(store, values, winners, V_WIN, k + 1)
                 pv = get2(values, parent)
                 bad = ~good & ((pv == OPEN) | (pv == AVOID))
                 losers, hits = _distinct(parent[bad], counts=True)
                 left = count[losers].astype(np.int64) - hits
                 if (left < 0).any():
                     raise AssertionError(f"{rs.id}: un-playing found more edges than enumerated")
-                count[losers] = left
-                lost = losers[(left == 0) & (get2(values, losers) == OPEN)]
-                set2(values, lost, V_LOSS)
-                count[lost] = k + 1
-                # Un-played at the next ply.
-                meta[winners] |= new_bit
-                meta[lost] |= new_bit
+                lost = _count_off(store, values, losers, left, k + 1)
                 decided_now += len(winners) + len(lost)
                 if tick is not None:
                     tick(f"retrograde: ply {k}, un-playing; {decided_now:,} decided so far")
@@ -1003,6 +994,23 @@ def retrograde(
         if after_ply is not None:
             after_ply(k)
     return k - 1
+
+
+def _decide(store: KeyStore, values: np.ndarray, rows: np.ndarray, value, ply: int) -> None:
+    """Classes ``rows`` are decided (``value``) at ``ply``: their plies replace their
+    counters, and the NEW mark has them un-played (or swept past) at the next ply."""
+    set2(values, rows, value)
+    store.col("count")[rows] = ply
+    store.col("meta")[rows] |= np.uint8(1 << NEW_SHIFT)
+
+
+def _count_off(store: KeyStore, values: np.ndarray, rows, left, ply: int) -> np.ndarray:
+    """The counters of open classes ``rows`` become ``left``; those with none left and no
+    drawing action lose at ``ply`` (:func:`_decide`). Returns the lost rows."""
+    store.col("count")[rows] = left
+    lost = rows[(left == 0) & (get2(values, rows) == OPEN)]
+    _decide(store, values, lost, V_LOSS, ply)
+    return lost
 
 
 def _count_open(values: np.ndarray, n: int) -> int:
@@ -1057,16 +1065,8 @@ def _sweep(eng: BatchEngine, store: KeyStore, values: np.ndarray, k: int, runner
             if (left > count[part]).any():
                 raise AssertionError(f"{rs.id}: the sweep found more edges than enumerated")
             winners = part[wins]
-            set2(values, winners, V_WIN)
-            count[winners] = k + 1
-            rest = part[~wins]
-            left = left[~wins]
-            count[rest] = left
-            lost = rest[(left == 0) & (get2(values, rest) == OPEN)]
-            set2(values, lost, V_LOSS)
-            count[lost] = k + 1
-            meta[winners] |= new_bit
-            meta[lost] |= new_bit
+            _decide(store, values, winners, V_WIN, k + 1)
+            lost = _count_off(store, values, part[~wins], left[~wins], k + 1)
             decided += len(winners) + len(lost)
             if tick is not None:
                 tick(f"retrograde: ply {k}, sweeping row {lo:,} of {n:,}; {decided:,} decided")
