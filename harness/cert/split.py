@@ -46,7 +46,6 @@ import copy
 import io
 import pickle
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -150,9 +149,7 @@ def grow_subtree(
     search has no deadline of its own)."""
     search = fresh_search(ruleset, fetch(table))
     if deadline is not None:
-        at, seconds = deadline
-        search.max_seconds = seconds
-        search._deadline = time.monotonic() + (at - time.time())
+        search.keep_to(*deadline)
     strategy = Strategy.empty(search, attacker, optimize=optimize, full_rank=full_rank)
     strategy.grow(state, rank)
     rows = [(s, r, act, strategy.successors[s]) for s, (r, act) in strategy.entries.items()]
@@ -206,11 +203,9 @@ def split_build(
     table = snapshot(search)
     rs = search.rs.id
     shared = None
-    # The run's time budget goes to every task as a wall-clock time (monotonic clocks do not
-    # compare across machines).
-    deadline = None
-    if search._deadline is not None:
-        deadline = (time.time() + (search._deadline - time.monotonic()), search.max_seconds)
+    # The run's time budget goes to every task as a wall-clock time.
+    at = search.wall_deadline()
+    deadline = None if at is None else (at, search.max_seconds)
     if session is None:
         blobs = [
             grow_subtree(rs, table, attacker, s, r, optimize, full_rank, None, deadline)

@@ -950,10 +950,14 @@ def retrograde(
         decided_now += int(np.count_nonzero(win | lose))
         del m, win, avoid, c, lose, idx
     k = 1 if resume_at is None else resume_at
+    # Kept up to date ply by ply; counted from the values only on a resume.
+    open_left = n - decided_now if resume_at is None else _count_open(values, n)
+    if bar is not None:
+        bar.update(n - open_left)
     keys = store.sorted_keys()
     while todo := _start_level(store):
         decided_now = 0
-        if todo * UNPLAY_COST > _count_open(values, n):
+        if todo * UNPLAY_COST > open_left:
             decided_now = _sweep(eng, store, values, k, runner, tick)
             todo = 0  # the sweep has read every decided class: no un-play this ply
         start = 0
@@ -988,6 +992,7 @@ def retrograde(
                 if tick is not None:
                     tick(f"retrograde: ply {k}, un-playing; {decided_now:,} decided so far")
         k += 1
+        open_left -= decided_now
         if bar is not None:
             bar.update(decided_now)
         if tick is not None:

@@ -346,6 +346,21 @@ class ProofSearch:
     def root(self) -> State:
         return self.canon.image(state_of(Position.initial(self.rs)))[0]
 
+    def wall_deadline(self) -> float | None:
+        """The running search's time limit as a wall-clock time (``time.time()``), or None:
+        what a search on another machine can keep to, since monotonic clocks do not compare
+        across machines."""
+        if self._deadline is None:
+            return None
+        return time.time() + (self._deadline - time.monotonic())
+
+    def keep_to(self, wall_deadline: float, seconds: float) -> None:
+        """Spend no time past ``wall_deadline`` (another search's :meth:`wall_deadline`,
+        under a budget of ``seconds``): past it, raise :class:`BudgetExhausted` as that
+        search would."""
+        self.max_seconds = seconds
+        self._deadline = time.monotonic() + (wall_deadline - time.time())
+
     def prove(
         self, max_plies: int = 99, attackers: tuple[int, ...] = (0, 1), start: int = 1
     ) -> ProofResult:
