@@ -84,7 +84,16 @@ class HarnessError(Exception):
     exit_code = EXIT_USAGE
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with ``command``, stages are registered only until one
+    offers that command.
+
+    Each stage's ``cli`` module imports what its commands run (numpy, cryptography, jinja2,
+    ...), so a parser of every stage costs a process about 46 MiB before it does anything;
+    ``solve`` alone needs the first two stages, about 32 MiB. Parsing is the same either
+    way: the command's own subparser does all of it. Without ``command`` (``--help``, a
+    misspelt command) every stage is registered, so the usage lists them all.
+    """
     parser = argparse.ArgumentParser(
         prog="python -m harness",
         description="Solve Pop rulesets, certify the results and check them with Lean.",
@@ -95,6 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
         name = f"harness.{stage}.cli"
         if importlib.util.find_spec(name) is not None:
             importlib.import_module(name).register(subparsers)
+            if command is not None and command in subparsers.choices:
+                break
     add_exit_codes(parser)
     return parser
 
@@ -198,6 +209,8 @@ def run_guarded(func: Callable[[], int | None], argv: list[str] | None = None) -
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else argv
+    command = words[0] if words and not words[0].startswith("-") else None
+    parser = build_parser(command)
     args = parser.parse_args(argv)
     return run_guarded(lambda: args.func(args), argv)

@@ -103,3 +103,31 @@ def test_usage_errors_still_exit_2(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["no-such-command"])
     assert exc.value.code == 2
+
+
+def test_a_command_loads_only_the_stages_up_to_its_own():
+    # `solve` is the solver stage's: the later stages (cert, lean, manifest, site, results)
+    # and what they import are not loaded, and the help is the command's own.
+    code = (
+        "import sys, contextlib, io\n"
+        "from harness.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    try: main(['solve', '--help'])\n"
+        "    except SystemExit: pass\n"
+        "assert 'usage: python -m harness solve' in out.getvalue()\n"
+        "late = [m for m in sys.modules if m.split('.')[:2] in (['harness', 'cert'],\n"
+        "        ['harness', 'manifest'], ['harness', 'site'], ['harness', 'results'])\n"
+        "        or m in ('cryptography', 'jinja2')]\n"
+        "print(sorted(late))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[]"
+
+
+def test_a_misspelt_command_is_told_among_every_command(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["solv"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: 'solv'" in err and "'verify'" in err and "'solve'" in err
