@@ -97,15 +97,26 @@ NEW_SHIFT, TODO_SHIFT = 4, 6
 NEW, TODO = np.uint8(3 << NEW_SHIFT), np.uint8(3 << TODO_SHIFT)
 BATCH = 2048  # classes expanded at once: the expansion's temporaries stay a few MB
 UNPLAY_BATCH = 512  # decided classes un-played at once: ~70 proposals each, a few MB in all
+# Open classes re-expanded at once by a sweep: late in the game they have the most actions
+# (on 5x5 c4 torus a sweep's batch of 2048 peaked 16 MiB above the columns).
+SWEEP_BATCH = 1024
 MERGE_CHUNK = 1 << 16
-GATHER = 1 << 18  # frontier classes handed to the runner at once (16 Dask tasks)
-SCAN = 1 << 20  # store rows scanned at once for the frontier
+# Classes a level or a ply is taken from the store in, one piece at a time. Small pieces
+# help: a class reached again at its own level, with its other colouring, by a class taken
+# before it is then still to be taken, and is expanded once with both (4x5 c4 torus: 1.19
+# expansions a class in pieces of 2**14, 1.57 in pieces of 2**18, 1.73 with whole levels).
+# A Dask runner takes bigger ones, to keep every worker busy.
+PIECE = 1 << 14
+SCAN = 1 << 18  # store rows scanned at once (for the frontier, the open classes, ...)
 PENDING_MIN = 1 << 18  # new keys held before they are merged into the store (at least)
 FORMAT = 2  # 2: the frontier lives in the meta byte (1 had an EXPANDED bit there)
 # A ply is swept forward (every open class re-expanded) instead of un-played when its
 # decided classes times this exceed the open classes: un-playing a class costs about three
 # expansions (module doc). On 5x5 c4 torus ply 1 holds 76% of the decided classes.
 UNPLAY_COST = 3
+# Classes given their result and orbit at once at the end: the orbit's 8 symmetric images
+# of 2 boards take 128 bytes a class, a solve's peak on 5x5 c4 torus with chunks of 2**15.
+COUNT_CHUNK = 1 << 13
 CHECKPOINT_SECONDS = 600.0  # out of core, the retrograde pass is saved at a ply end this often
 RETRO_COLUMNS = ("meta", "count", "values")  # what the retrograde pass rewrites
 MARKERS = ("run.json", "enumerated.json", "retrograde.json", "complete.json")
@@ -152,6 +163,14 @@ class Column:
         else:
             self.array = _map(self.path, self.dtype, capacity, self.capacity)
         self.capacity = capacity
+
+    def shrink(self, capacity: int) -> None:
+        """In memory, give back the room grown beyond ``capacity`` items (no view of the
+        array may be held: it is resized in place)."""
+        capacity = max(capacity, 1)
+        if self.folder is None and capacity < self.capacity:
+            self.array.resize(capacity, refcheck=False)
+            self.capacity = capacity
 
     def flush(self) -> None:
         if isinstance(self.array, np.memmap):
@@ -200,6 +219,22 @@ def get2(packed: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """
     idx = np.asarray(idx, dtype=np.int64)
     return (packed[idx >> 2] >> ((idx & 3) << 1).astype(np.uint8)) & np.uint8(3)
+
+
+def get2_range(packed: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """The 2-bit values of rows ``lo`` to ``hi``: what ``get2(packed, np.arange(lo, hi))``
+    gives, with a byte a row of temporaries instead of an 8-byte index and its shifts.
+
+    >>> p = np.zeros(3, dtype=np.uint8); set2(p, np.array([1, 5, 9]), np.array([3, 2, 1]))
+    >>> get2_range(p, 1, 10).tolist()
+    [3, 0, 0, 0, 2, 0, 0, 0, 1]
+    """
+    first = lo >> 2
+    b = packed[first : (hi + 3) >> 2]
+    out = np.empty((len(b), 4), dtype=np.uint8)
+    for r in range(4):
+        np.bitwise_and(b >> np.uint8(2 * r), np.uint8(3), out=out[:, r])
+    return out.reshape(-1)[lo - 4 * first : hi - 4 * first]
 
 
 def set2(packed: np.ndarray, idx: np.ndarray, values) -> None:
@@ -285,6 +320,11 @@ class KeyStore:
                 v = values.get(name, 0)
                 c.array[at] = v if np.ndim(v) == 0 else v[sl]
         self.count = need
+
+    def shrink(self) -> None:
+        """Give back the room kept for growth (up to an eighth) once no key will be added."""
+        for c in self.all_columns():
+            c.shrink(self.count)
 
     def flush(self) -> None:
         for c in self.all_columns():
@@ -700,9 +740,9 @@ def successors_batch(eng: BatchEngine, keys: np.ndarray):
 
 
 def successors_range(eng: BatchEngine, keys: np.ndarray):
-    """:func:`successors_batch` over any number of classes, :data:`BATCH` at a time (rows
-    count from the start of ``keys``)."""
-    return _in_batches(lambda part: successors_batch(eng, part), keys, BATCH)
+    """:func:`successors_batch` over any number of classes, :data:`SWEEP_BATCH` at a time
+    (rows count from the start of ``keys``)."""
+    return _in_batches(lambda part: successors_batch(eng, part), keys, SWEEP_BATCH)
 
 
 class InlineRunner:
@@ -710,8 +750,12 @@ class InlineRunner:
 
     A runner yields each piece's result with its range, in the order of the ranges; the
     solve's bookkeeping consumes them in that order. :class:`harness.solver.distributed.
-    DaskRunner` yields the same results, computed as Dask tasks.
+    DaskRunner` yields the same results, computed as Dask tasks. ``piece`` is how many
+    frontier classes the enumeration hands over at once.
     """
+
+    def __init__(self, piece: int | None = None):
+        self.piece = PIECE if piece is None else piece
 
     def expand(self, eng: BatchEngine, keys: np.ndarray, bits: np.ndarray, first: np.ndarray):
         for lo in range(0, len(keys), BATCH):
@@ -724,8 +768,8 @@ class InlineRunner:
             yield lo, hi, unplay_batch(eng, unplayer, keys[level[lo:hi].astype(np.int64)])
 
     def successors(self, eng: BatchEngine, keys: np.ndarray, rows: np.ndarray):
-        for lo in range(0, len(rows), BATCH):
-            hi = min(len(rows), lo + BATCH)
+        for lo in range(0, len(rows), SWEEP_BATCH):
+            hi = min(len(rows), lo + SWEEP_BATCH)
             yield lo, hi, successors_batch(eng, keys[rows[lo:hi].astype(np.int64)])
 
     def close(self) -> None:
@@ -741,7 +785,7 @@ def enumerate_classes(
 
     The frontier is kept in the store itself, as two bits of colourings per class (TODO and
     NEW in the meta byte), not as arrays of keys: a level's classes are gathered from the
-    store in key order, :data:`GATHER` at a time, and handed to ``runner``
+    store in key order, ``runner.piece`` at a time, and handed to ``runner``
     (:func:`expand_batch` in ranges). Successors the store already holds get their new
     colourings at once; unknown ones are held and merged into the store whenever more than
     a sixteenth of its size (at least :data:`PENDING_MIN`) is waiting. So the only
@@ -772,7 +816,7 @@ def enumerate_classes(
     while _start_level(store):
         after = None  # the last key taken at this level: the store's rows move on merges
         while True:
-            taken = _take_frontier(store, after)
+            taken = _take_frontier(store, after, runner.piece)
             if taken is None:
                 break
             fk, fb, first = taken
@@ -788,13 +832,18 @@ def enumerate_classes(
                         raise LeanError(f"{rs.id}: more successors than the counter holds")
                     store.col("count")[idx] = count[f]
                 # Known successors reached with a new colouring: record it, and put it in
-                # the next level's frontier. Unknown ones wait to be merged in.
+                # the frontier: this level's, if the class is still to be taken at this
+                # level (so it is expanded once with both), else the next level's. Unknown
+                # ones wait to be merged in.
                 ci = store.find(ck)
                 known = ci >= 0
                 kn = ci[known]
                 newbits = cb[known] & ~m[kn] & np.uint8(3)
                 hit = newbits != 0
-                m[kn[hit]] |= newbits[hit] | (newbits[hit] << np.uint8(NEW_SHIFT))
+                kn, newbits = kn[hit], newbits[hit]
+                later = (m[kn] & TODO) != 0
+                shift = np.where(later, TODO_SHIFT, NEW_SHIFT).astype(np.uint8)
+                m[kn] |= newbits | (newbits << shift)
                 unknown = ~known
                 pend_k.append(ck[unknown])
                 pend_b.append(cb[unknown])
@@ -840,17 +889,17 @@ def _start_level(store: KeyStore) -> int:
     return todo
 
 
-def _take_rows(store: KeyStore, start: int):
-    """Take about :data:`GATHER` rows from ``start`` on that have TODO bits, in rank order:
+def _take_rows(store: KeyStore, start: int, limit: int):
+    """Take the first ``limit`` rows from ``start`` on that have TODO bits, in rank order:
     returns the rows and their meta bytes as they were, and clears those TODO bits. None
     when there are none."""
     meta, n = store.col("meta"), store.count
     found: list[np.ndarray] = []
     got = 0
     lo = start
-    while lo < n and got < GATHER:
+    while lo < n and got < limit:
         hi = min(n, lo + SCAN)
-        rows = np.flatnonzero(meta[lo:hi] & TODO) + lo
+        rows = np.flatnonzero(meta[lo:hi] & TODO)[: limit - got] + lo
         found.append(rows)
         got += len(rows)
         lo = hi
@@ -862,13 +911,13 @@ def _take_rows(store: KeyStore, start: int):
     return rows, m
 
 
-def _take_frontier(store: KeyStore, after):
-    """The next frontier classes after key ``after`` (from the start when None), in key
-    order (:func:`_take_rows`): their keys, their TODO colourings, and whether each is
-    expanded for the first time. None when the level has no more."""
+def _take_frontier(store: KeyStore, after, limit: int):
+    """The next ``limit`` frontier classes after key ``after`` (from the start when None),
+    in key order (:func:`_take_rows`): their keys, their TODO colourings, and whether each
+    is expanded for the first time. None when the level has no more."""
     keys = store.sorted_keys()
     start = 0 if after is None else int(np.searchsorted(keys, after, side="right"))
-    taken = _take_rows(store, start)
+    taken = _take_rows(store, start, limit)
     if taken is None:
         return None
     rows, m = taken
@@ -923,7 +972,7 @@ def retrograde(
 
     As in the enumeration, a ply's classes are marked in the meta byte (the NEW bit when
     decided, TODO while they are un-played), not listed: they are gathered from the store in
-    rank order, :data:`GATHER` at a time, and ``runner`` un-plays them
+    rank order, ``runner.piece`` at a time, and ``runner`` un-plays them
     (:func:`unplay_batch`) in ranges; the values are updated here, range by range in order.
     """
     runner = runner or InlineRunner()
@@ -961,7 +1010,7 @@ def retrograde(
             decided_now = _sweep(eng, store, values, k, runner, tick)
             todo = 0  # the sweep has read every decided class: no un-play this ply
         start = 0
-        while todo and (taken := _take_rows(store, start)) is not None:
+        while todo and (taken := _take_rows(store, start, runner.piece)) is not None:
             level = taken[0]
             start = int(level[-1]) + 1
             for lo, hi, (rows, pkeys, same) in runner.unplay(eng, unplayer, keys, level):
@@ -1023,7 +1072,7 @@ def _count_open(values: np.ndarray, n: int) -> int:
     """Classes not yet decided (open, or open with a drawing action)."""
     decided = 0
     for lo in range(0, n, SCAN):
-        v = get2(values, np.arange(lo, min(n, lo + SCAN)))
+        v = get2_range(values, lo, min(n, lo + SCAN))
         decided += int(np.count_nonzero((v == V_WIN) | (v == V_LOSS)))
     return n - decided
 
@@ -1046,9 +1095,9 @@ def _sweep(eng: BatchEngine, store: KeyStore, values: np.ndarray, k: int, runner
     lo = 0
     while lo < n:
         found, got = [], 0
-        while lo < n and got < GATHER:
+        while lo < n and got < runner.piece:
             hi = min(n, lo + SCAN)
-            v = get2(values, np.arange(lo, hi))
+            v = get2_range(values, lo, hi)
             rows = np.flatnonzero((v == OPEN) | (v == AVOID)) + lo
             found.append(rows)
             got += len(rows)
@@ -1200,6 +1249,7 @@ def solve(
             if bar is not None:
                 bar.close()
         timings["enumerate"] = time.perf_counter() - start
+        store.shrink()
         if folder is not None:
             store.flush()
             for name in columns:
@@ -1227,15 +1277,16 @@ def solve(
             bar.close()
     timings["retrograde"] = time.perf_counter() - t
     budget.check(n)
+    _trim()  # the pass's freed batches: on 5x5 c4 torus 5 MiB of heap, a sixth of the columns
     t = time.perf_counter()
     keys = store.sorted_keys()
     meta = store.col("meta")[:n]
     plies = store.col("count")[:n]
     result = Column("result", np.int8, folder, capacity=max(n, 1)).array[:n]
     orbit = Column("orbit", np.int8, folder, capacity=max(n, 1)).array[:n]
-    for lo in range(0, n, 1 << 15):
-        hi = min(n, lo + (1 << 15))
-        v = get2(values, np.arange(lo, hi))
+    for lo in range(0, n, COUNT_CHUNK):
+        hi = min(n, lo + COUNT_CHUNK)
+        v = get2_range(values, lo, hi)
         result[lo:hi] = np.select([v == V_WIN, v == V_LOSS], [WIN, LOSS], UNKNOWN)
         undecided = (v == OPEN) | (v == AVOID)
         plies[lo:hi][undecided] = 0

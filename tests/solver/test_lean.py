@@ -70,7 +70,7 @@ def test_frontier_in_small_pieces_as_today(rid, monkeypatch):
     lean.solve(rs, progress=False)
     levels = len(merges)  # one merge a level with the defaults, at these sizes
     merges.clear()
-    monkeypatch.setattr(lean, "GATHER", 7)
+    monkeypatch.setattr(lean, "PIECE", 7)
     monkeypatch.setattr(lean, "SCAN", 5)
     monkeypatch.setattr(lean, "PENDING_MIN", 3)
     small = lean.solve(rs, progress=False)
@@ -278,7 +278,7 @@ def test_without_a_terminal_long_phases_print_where_they_are(monkeypatch, capsys
         real_init(self, quiet, every=0.0)
 
     monkeypatch.setattr(lean._Ticker, "__init__", no_wait)
-    monkeypatch.setattr(lean, "GATHER", 64)
+    monkeypatch.setattr(lean, "PIECE", 64)
     lean.solve(Ruleset.from_id(RULESETS[1]), progress=None)
     err = capsys.readouterr().err.splitlines()
     assert any(line.startswith("enumerate: level 3,") and "expansions" in line for line in err)
