@@ -384,6 +384,28 @@ def bench_lean(rids: list[str], workdir: Path | None) -> list[dict]:
     return rows
 
 
+def bench_scaling(rids: list[str]) -> list[dict]:
+    """The lean solver alone on bigger rulesets (``--lean-scale``): how it scales."""
+    print("\n## Lean solver scaling (in memory; the rows above are its small end)\n")
+    print(
+        "| ruleset | classes | value | plies | CPU s | wall s | classes/CPU s | peak MiB "
+        "| bytes/class |"
+    )
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
+    rows = []
+    for rid in rids:
+        r = solve_with(rid, "lean", timeout=6 * 3600)
+        cpu = r["process_cpu_s"]
+        print(
+            f"| {rid} | {r['classes']:,} | {r['value']} | {r['plies']} | {cpu:.1f} | "
+            f"{r['wall_s']:.1f} | {fmt_rate(r['classes'] / cpu)} | "
+            f"{r['peak_bytes'] / 2**20:.0f} | {r['peak_bytes'] / r['classes']:.1f} |",
+            flush=True,
+        )
+        rows.append({"ruleset": rid, "lean": r})
+    return rows
+
+
 PROOFS = [
     ("pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump", 0, 9),
     ("pop1-5x5-c8-torus-continue-binempty-king-nozero-nojump", 0, 9),
@@ -435,6 +457,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--lean-workdir", type=Path, help="also run the lean solver out of core in this folder"
     )
+    ap.add_argument(
+        "--lean-scale",
+        nargs="+",
+        default=[],
+        metavar="RULESET",
+        help="with --lean: also the lean solver alone on these (e.g. 5x5 c5 torus, minutes)",
+    )
     ap.add_argument("--sample", type=int, default=1500, help="positions for table 1")
     ap.add_argument("--json", type=Path, help="also write the raw figures here")
     args = ap.parse_args(argv)
@@ -442,8 +471,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.lean:
         lean_rows = bench_lean(LEAN_SET + [LEAN_BIG], args.lean_workdir)
         proofs = bench_proofs(PROOFS[:2])
+        scaling = bench_scaling(args.lean_scale)
         if args.json:
-            args.json.write_text(json.dumps({"lean": lean_rows, "proofs": proofs}, indent=1))
+            figures = {"lean": lean_rows, "proofs": proofs, "scaling": scaling}
+            args.json.write_text(json.dumps(figures, indent=1))
         return 0
     rulesets = FAMILY + [BIG]
     print("## Successor generation (same positions, both engines)\n")
