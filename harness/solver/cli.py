@@ -2,8 +2,8 @@
 
 ``--method retrograde`` enumerates the whole reachable game graph and solves it by retrograde
 analysis (:mod:`harness.solver.retrograde`); ``--method lean`` does the same with the
-memory-lean solver (:mod:`harness.solver.lean`: no stored edges, a peak of about 80 bytes
-per class instead of about 550 on 5x5 c4, but ten times slower; optionally out of core in
+memory-lean solver (:mod:`harness.solver.lean`: no stored edges, a peak of 31 bytes per
+class instead of 277 on 5x5 c4 torus, at half the speed; optionally out of core in
 ``--workdir``); ``--method proof`` runs the proof search
 instead (:mod:`harness.solver.proof`), which does not enumerate, so ``positions`` is null.
 The default, ``auto``, picks by a counting bound on the classes (:func:`class_bound`):
@@ -48,7 +48,7 @@ from harness.solver.split_search import TASK_NODES
 # ``auto`` enumerates when the bound is below this many classes: the 5x5 c4 solve stores
 # about 540 bytes per class at its peak, so 40 million classes stay within 24 GB.
 AUTO_CLASS_LIMIT = 40_000_000
-# The lean solver peaks at about 80 bytes per class (less in --workdir), and a bound is
+# The lean solver peaks at 15 to 31 bytes per class (less in --workdir), and a bound is
 # about ten times the classes actually reached (5x5 c4: 30 million, 2.8 million reached).
 LEAN_CLASS_LIMIT = 4_000_000_000
 

@@ -78,6 +78,33 @@ def test_frontier_in_small_pieces_as_today(rid, monkeypatch):
     assert_same(retrograde.solve(rs), small)
 
 
+@pytest.mark.parametrize("rid", [RULESETS[1], RULESETS[5], RULESETS[9]])
+def test_a_class_reached_again_at_its_own_level_is_expanded_once(rid):
+    # In pieces smaller than a level, a class given its other colouring by a class taken
+    # before it is still to be taken, and is expanded once with both: fewer expansions than
+    # with the whole level in one piece, and the same solution.
+    rs = Ruleset.from_id(rid)
+    whole = lean.solve(rs, progress=False, runner=lean.InlineRunner(piece=1 << 40))
+    pieces = lean.solve(rs, progress=False, runner=lean.InlineRunner(piece=64))
+    assert len(pieces.keys) <= pieces.expansions < whole.expansions
+    today = retrograde.solve(rs)
+    assert_same(today, whole)
+    assert_same(today, pieces)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_range_of_2_bit_values_as_single_lookups(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 200))
+    packed = np.zeros((n + 3) // 4, dtype=np.uint8)
+    lean.set2(packed, np.arange(n), rng.integers(0, 4, n))
+    lo = int(rng.integers(0, n))
+    hi = int(rng.integers(lo, n + 1))
+    got = lean.get2_range(packed, lo, hi)
+    assert got.tolist() == lean.get2(packed, np.arange(lo, hi)).tolist()
+    assert len(got) == hi - lo
+
+
 @pytest.mark.parametrize("cost", [0, 10**9], ids=["always-unplay", "always-sweep"])
 @pytest.mark.parametrize("rid", [RULESETS[3], RULESETS[8], RULESETS[10], RULESETS[12]])
 def test_sweep_and_unplay_agree_with_today(rid, cost, monkeypatch):
