@@ -27,6 +27,12 @@ cluster (without one the tasks run one after another in this process). So which 
 certificate gets depends on the ruleset and the options only, and ``certify`` run alone
 writes byte for byte the certificate a cluster writes (:func:`build_strategy`).
 
+Budgets. A task's fresh search gets the run's: its time limit as a wall-clock time, and
+what is left of its node budget. In one process each task gets what the tasks before it
+left; on a cluster, where they run at once, each gets all of it, and their sum is checked
+when they are done. Either way the tasks' nodes are added to the run's search, and the
+budget is spent where it would be in one search: :class:`BudgetExhausted`, exit 3.
+
 >>> from harness.rules import Ruleset
 >>> from harness.solver.proof import ProofSearch
 >>> rs = Ruleset.from_id("pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump")
@@ -139,21 +145,27 @@ def grow_subtree(
     full_rank: int,
     shared: str | None = None,
     deadline: tuple[float, float] | None = None,
+    nodes: tuple[int, int] | None = None,
 ):
     """One task: the whole strategy subtree of ``state`` (an entry of ``rank``), grown by a
-    fresh search loaded from ``table``. Returns pickled ``[(state, rank, action,
-    successors), ...]``, through the scheduler or (``shared``) as a file by content hash.
+    fresh search loaded from ``table``. Returns pickled ``(nodes, [(state, rank, action,
+    successors), ...])``, the nodes it visited and its entries, through the scheduler or
+    (``shared``) as a file by content hash.
 
-    ``deadline``: (wall-clock time, the budget in seconds) of the certify run; past that
-    time the task raises :class:`BudgetExhausted` as the run's own search would (a fresh
-    search has no deadline of its own)."""
+    The certify run's budgets, which a fresh search does not have: ``deadline``, (wall-clock
+    time, the budget in seconds), and ``nodes``, (nodes left, the budget); past either the
+    task raises :class:`BudgetExhausted` as the run's own search would."""
     search = fresh_search(ruleset, fetch(table))
     if deadline is not None:
         search.keep_to(*deadline)
+    if nodes is not None:
+        search.keep_within(*nodes)
+    start = search.nodes
     strategy = Strategy.empty(search, attacker, optimize=optimize, full_rank=full_rank)
     strategy.grow(state, rank)
     rows = [(s, r, act, strategy.successors[s]) for s, (r, act) in strategy.entries.items()]
-    return publish(pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL), shared)
+    done = (search.nodes - start, rows)
+    return publish(pickle.dumps(done, protocol=pickle.HIGHEST_PROTOCOL), shared)
 
 
 def merge(plan: Plan, results: list[list[tuple[State, int, Act, list[State]]]]) -> Strategy:
@@ -203,14 +215,20 @@ def split_build(
     table = snapshot(search)
     rs = search.rs.id
     shared = None
-    # The run's time budget goes to every task as a wall-clock time.
+    # The run's time budget goes to every task as a wall-clock time, and what is left of
+    # its node budget too: here each task gets what the ones before it left; on a cluster,
+    # where they run at once, each gets all of it, and their sum is checked at the end.
     at = search.wall_deadline()
     deadline = None if at is None else (at, search.max_seconds)
+    left = search.nodes_left()
     if session is None:
-        blobs = [
-            grow_subtree(rs, table, attacker, s, r, optimize, full_rank, None, deadline)
-            for s, r in plan.frontier
-        ]
+        done = []
+        for s, r in plan.frontier:
+            nodes = None if left is None else (left - sum(n for n, _ in done), search.max_nodes)
+            blob = grow_subtree(
+                rs, table, attacker, s, r, optimize, full_rank, None, deadline, nodes
+            )
+            done.append(pickle.loads(fetch(blob)))
     else:
         from distributed import wait
 
@@ -232,6 +250,7 @@ def split_build(
                 full_rank,
                 shared,
                 deadline,
+                None if left is None else (left, search.max_nodes),
                 key=f"certify-subtree-{i:04d}-{rs}",
             )
             for i, (s, r) in enumerate(plan.frontier)
@@ -255,9 +274,14 @@ def split_build(
                 f"the subtree task {failed[0]} (an entry of rank {r}) failed on the cluster: "
                 f"{type(exc).__name__}: {exc}"
             )
-        blobs = [f.result().value for f in futures]
-    results = [pickle.loads(fetch(b)) for b in blobs]
-    strategy = merge(plan, results)
+        done = [pickle.loads(fetch(f.result().value)) for f in futures]
+    spent = sum(n for n, _ in done)
+    search.nodes += spent  # the run's count is every node visited for it
+    # As here, where the task that reaches the limit raises: the budget is spent when the
+    # node that reaches it is visited.
+    if left is not None and spent and spent >= left:
+        raise BudgetExhausted(f"node budget of {search.max_nodes} spent")
+    strategy = merge(plan, [rows for _, rows in done])
     if optimize:
         strategy.refine()
     return strategy

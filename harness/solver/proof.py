@@ -361,6 +361,18 @@ class ProofSearch:
         self.max_seconds = seconds
         self._deadline = time.monotonic() + (wall_deadline - time.time())
 
+    def nodes_left(self) -> int | None:
+        """Nodes the running search may still visit under its node budget, or None."""
+        if self._node_limit is None:
+            return None
+        return max(0, self._node_limit - self.nodes)
+
+    def keep_within(self, nodes: int, budget: int) -> None:
+        """Visit at most ``nodes`` more nodes (what another search had left of its budget
+        of ``budget``): past them, raise :class:`BudgetExhausted` as that search would."""
+        self.max_nodes = budget
+        self._node_limit = self.nodes + nodes
+
     def prove(
         self, max_plies: int = 99, attackers: tuple[int, ...] = (0, 1), start: int = 1
     ) -> ProofResult:

@@ -1,8 +1,9 @@
-"""The split certify builder (harness.cert.split) honours the run's time budget: its tasks use
-fresh searches, which would otherwise have no deadline at all."""
+"""The split certify builder (harness.cert.split) honours the run's time and node budgets:
+its tasks use fresh searches, which would otherwise have no budget at all."""
 
 from __future__ import annotations
 
+import pickle
 import time
 
 import pytest
@@ -40,3 +41,40 @@ def test_time_left_builds_what_no_budget_builds():
     unbounded = split_build(_searched(None), 0)
     bounded = split_build(_searched(3600), 0)
     assert bounded.entries == unbounded.entries and len(bounded.entries) == 1388
+
+
+def test_a_spent_node_budget_stops_a_subtree_task():
+    search = _searched(None)
+    table, root = split.snapshot(search), search.root()
+    rank = search.proven_budget(root, 0)
+    with pytest.raises(BudgetExhausted, match="node budget of 500 spent"):
+        split.grow_subtree(RS.id, table, 0, root, rank, True, 5, None, None, (0, 500))
+    free = pickle.loads(split.grow_subtree(RS.id, table, 0, root, rank, True, 5, None, None))
+    spent, rows = free
+    assert spent > 0 and rows
+    # With the nodes it needs and one more, the same task grows the same subtree.
+    room = (spent + 1, 500)
+    assert (
+        pickle.loads(split.grow_subtree(RS.id, table, 0, root, rank, True, 5, None, None, room))
+        == free
+    )
+    with pytest.raises(BudgetExhausted):
+        split.grow_subtree(RS.id, table, 0, root, rank, True, 5, None, None, (spent, 500))
+
+
+def test_the_node_budget_counts_every_task_in_one_process():
+    # The tasks' nodes are the run's nodes: a budget that the search alone keeps to but
+    # that the tasks together pass stops the build; one with room builds what none builds.
+    free = _searched(None)
+    before = free.nodes
+    unbounded = split_build(free, 0)
+    spent = free.nodes - before
+    assert spent > 0
+    tight = _searched(None)
+    tight.keep_within(spent, 10**6)  # the budget is spent on the node that reaches it
+    with pytest.raises(BudgetExhausted, match="node budget of 1000000 spent"):
+        split_build(tight, 0)
+    roomy = _searched(None)
+    roomy.keep_within(spent + 1, 10**6)
+    assert split_build(roomy, 0).entries == unbounded.entries
+    assert roomy.nodes == free.nodes

@@ -148,3 +148,29 @@ def test_the_6x6_research_certificate_on_two_workers_and_with_a_kill(
     again = certify(R6, tmp_path / "killed", manual_session, hook, split_above=SPLIT_ABOVE)
     assert again == alone["hash"]
     assert killed
+
+
+def test_the_node_budget_counts_every_task_on_a_cluster(local_session) -> None:
+    # The tasks run at once, each with all that was left; their sum is checked at the end,
+    # so a cluster stops where one process stops, and counts what one process counts.
+    from harness.cert.split import split_build
+    from harness.solver.proof import BudgetExhausted
+
+    def searched() -> ProofSearch:
+        search = ProofSearch(Ruleset.from_id(R5))
+        assert search.prove(max_plies=9, attackers=(0,)).winner == "x"
+        return search
+
+    free = searched()
+    before = free.nodes
+    alone = split_build(free, 0)
+    spent = free.nodes - before
+    tight = searched()
+    tight.keep_within(spent, 10**6)
+    with pytest.raises(BudgetExhausted, match="node budget of 1000000 spent"):
+        split_build(tight, 0, local_session, progress=False)
+    roomy = searched()
+    roomy.keep_within(spent + 1, 10**6)
+    built = split_build(roomy, 0, local_session, progress=False)
+    assert built.entries == alone.entries
+    assert roomy.nodes == free.nodes
