@@ -57,6 +57,7 @@ from harness.rules.geometry import geometry
 from harness.rules.position import PLAYERS, Position
 from harness.rules.ruleset import Ruleset
 from harness.solver.batch import DRAW, O_WINS, X_WINS, States, engine
+from harness.solver.pntree import INF, Tree
 from harness.solver.proof import (
     Act,
     BudgetExhausted,
@@ -69,10 +70,11 @@ from harness.solver.proof import (
 )
 from harness.solver.retrograde import _rss
 
-INF = 1 << 40
 STATE_FORMAT = 1
-SIBLINGS = 64  # leaves expanded in one call of the batch engine at most
-DROPPED = -2  # the parent of a freed slot
+MIN_BATCH = 16  # leaves expanded in one iteration at least (when the budget allows)
+MAX_BATCH = 4096  # and at most (one call of the batch engine); between them, as many as
+# were expanded so far within this bound, so the batch doubles while the tree grows
+COMPACT_AT = 1 << 16  # the tree drops its solved subtrees when it has doubled past this
 
 
 @dataclass
@@ -148,55 +150,6 @@ class PNSearch:
         self.line_masks = np.array([ln.mask for ln in geo.lines], dtype=np.uint64)
         self._next_line = 0.0
 
-    # --- the tree: parallel lists ---------------------------------------------------------
-
-    def _new_tree(self) -> None:
-        self.st: list[State] = []
-        self.pn: list[int] = []
-        self.dn: list[int] = []
-        self.par: list[int] = []
-        self.kids: list[list[int] | None] = []
-        self.act: list[Act | None] = []
-        self.rem: list[int] = []
-        self.rank: list[int] = []  # proven rank once solved; the immediate-win part before
-        self.best: list[Act | None] = []
-        self.live = 0  # nodes in the tree (the slots in use)
-        self.free: list[int] = []  # slots of dropped subtrees, reused by _add
-
-    def _add(self, s: State, parent: int, act: Act | None, rem: int, pn: int, dn: int) -> int:
-        self.live += 1
-        if self.free:
-            i = self.free.pop()
-            self.st[i], self.pn[i], self.dn[i], self.par[i] = s, pn, dn, parent
-            self.kids[i], self.act[i], self.rem[i] = None, act, rem
-            self.rank[i], self.best[i] = 0, None
-            return i
-        i = len(self.st)
-        self.st.append(s)
-        self.pn.append(pn)
-        self.dn.append(dn)
-        self.par.append(parent)
-        self.kids.append(None)
-        self.act.append(act)
-        self.rem.append(rem)
-        self.rank.append(0)
-        self.best.append(None)
-        return i
-
-    def _drop_below(self, i: int) -> None:
-        """Free the slots of every node under ``i`` (solved: the table holds what they
-        proved). Without this the tree keeps every node ever made, gigabytes on 6x6."""
-        stack = list(self.kids[i] or ())
-        while stack:
-            j = stack.pop()
-            ks = self.kids[j]
-            if ks:
-                stack.extend(ks)
-            self.st[j] = self.kids[j] = self.act[j] = self.best[j] = None
-            self.par[j] = DROPPED
-            self.free.append(j)
-            self.live -= 1
-
     def _lookup(self, s: State, rem: int) -> tuple[int, int, int] | None:
         """(pn, dn, rank) of a solved state from the table, or None."""
         hit = self.proven.get(s)
@@ -243,25 +196,31 @@ class PNSearch:
 
     def _search(self, bound: int, deadline: float | None, node_limit: int | None) -> None:
         """One proof-number search of the root within ``bound`` plies."""
-        self._new_tree()
+        self.tree = Tree(self.a)
         self.bound = bound
         if self._lookup(self.root_state, bound) is not None:
             return
-        r = self._add(self.root_state, -1, None, bound, 1, 1)
+        t = self.tree
+        t.add_root(self.root_state, bound, 1, 1)
+        self._compact_at = COMPACT_AT
+        start = self.nodes
         rounds = 0
-        while self.pn[r] and self.dn[r]:
-            if node_limit is not None and self.nodes >= node_limit:
-                raise BudgetExhausted(f"node budget of {self.max_nodes:,} spent")
+        while t.pn[0] and t.dn[0]:
+            k = min(MAX_BATCH, max(MIN_BATCH, self.nodes - start))
+            if node_limit is not None:
+                if self.nodes >= node_limit:
+                    raise BudgetExhausted(f"node budget of {self.max_nodes:,} spent")
+                k = min(k, node_limit - self.nodes)  # the budget is exact
             now = time.monotonic()
             if deadline is not None and now >= deadline:
                 raise BudgetExhausted(f"time budget of {self.max_seconds:g} s spent")
             rounds += 1
-            if self.max_memory is not None and rounds % 64 == 0 and _rss() > self.max_memory:
+            if self.max_memory is not None and rounds % 4 == 0 and _rss() > self.max_memory:
                 raise BudgetExhausted(
                     f"resident memory past {self.max_memory / 2**30:.1f} GiB "
                     "(budget --memory-limit)"
                 )
-            self._iterate(r)
+            self._iterate(k)
             self._report(now)
 
     def as_proof_search(self) -> ProofSearch:
@@ -278,206 +237,164 @@ class PNSearch:
 
     # --- one iteration ----------------------------------------------------------------------
 
-    def _iterate(self, r: int) -> None:
-        """Expand the most-proving leaf together with its unexpanded open siblings (up to
-        :data:`SIBLINGS`) in one call of the batch engine, then update the numbers up."""
-        pn, dn, kids, st = self.pn, self.dn, self.kids, self.st
-        a = self.a
-        n = r
-        while kids[n] is not None:
-            ks = kids[n]
-            n = min(ks, key=pn.__getitem__) if st[n][4] == a else min(ks, key=dn.__getitem__)
-        p = self.par[n]
-        batch = [n]
-        if p >= 0:
-            for k in kids[p]:
-                if k != n and kids[k] is None and pn[k] and dn[k] and len(batch) < SIBLINGS:
-                    batch.append(k)
-        self._expand(batch)
-        for k in batch:
-            if self.par[k] != DROPPED:  # not under a node an earlier update solved
-                self._update_up(k)
+    def _iterate(self, k: int) -> None:
+        """Select up to ``k`` leaves near the most-proving one, settle those the table has
+        solved since they were made, expand the others in one call of the batch engine, and
+        update the numbers up; then record what was solved."""
+        t = self.tree
+        leaves = t.select(k)
+        fresh = self._from_table(leaves)
+        if len(fresh):
+            self._expand(fresh)
+        proven, disproven, via = t.update(leaves)
+        safe = np.maximum(via, 0)
+        src, dst = t.src[safe].tolist(), t.dst[safe].tolist()
+        acts = [None if v < 0 else (src[n], dst[n]) for n, v in enumerate(via.tolist())]
+        self._record(proven, acts, disproven)
+        if len(t) >= self._compact_at:
+            t.compact()
+            self._compact_at = max(COMPACT_AT, 2 * len(t))
 
-    def _expand(self, batch: list[int]) -> None:
-        a, eng = self.a, self.eng
-        states = States(
-            np.array([self.st[i][0] for i in batch], dtype=np.uint64),
-            np.array([self.st[i][1] for i in batch], dtype=np.uint64),
-            np.array([self.st[i][2] for i in batch], dtype=np.int8),
-            np.array([self.st[i][3] for i in batch], dtype=np.int8),
-            np.array([self.st[i][4] for i in batch], dtype=np.int8),
+    def _from_table(self, leaves: np.ndarray) -> np.ndarray:
+        """Solve the leaves the table knows (a transposition solved since the leaf was
+        made); returns the others."""
+        t = self.tree
+        left = []
+        for i, s, rem in zip(
+            leaves.tolist(), t.states(leaves), t.rem[leaves].tolist(), strict=True
+        ):
+            hit = self._lookup(s, rem)
+            if hit is None:
+                left.append(i)
+            else:
+                t.pn[i], t.dn[i], t.rank[i] = hit
+        return np.array(left, dtype=np.int64)
+
+    def _expand(self, leaves: np.ndarray) -> None:
+        """Children of every leaf, or its value at once: an attacker's leaf with a winning
+        action is proven (rank 1) and one without a child disproven; a defender's leaf with
+        a reply that wins, draws or leaves the attacker without an action is disproven, and
+        one whose every reply loses at once is proven (rank 1)."""
+        t, a = self.tree, self.a
+        states = States(t.x[leaves], t.o[leaves], t.xb[leaves], t.ob[leaves], t.turn[leaves])
+        succ = self.eng.successors(states)
+        self.nodes += len(leaves)
+        m = len(leaves)
+        nxt, res = succ.next, succ.result
+        rp = succ.parent.astype(np.int64)
+        attacker_leaf = t.turn[leaves] == a
+        win = res == (X_WINS if a == 0 else O_WINS)
+        cont = res == 0
+        bad = (~cont & ~win) | (cont & (nxt.turn != a))
+        any_win = np.bincount(rp[win], minlength=m) > 0
+        won = attacker_leaf & any_win
+        lost = ~attacker_leaf & (np.bincount(rp[bad], minlength=m) > 0)
+        closed = won | lost
+        rows = np.flatnonzero(cont & ~closed[rp])
+        cx, co = self.canon.images(nxt.x[rows], nxt.o[rows])
+        xb, ob, turn, par = nxt.xb[rows], nxt.ob[rows], nxt.turn[rows], rp[rows]
+        # One child per distinct canonical position, from its first action.
+        order = np.lexsort((turn, ob, xb, co, cx, par))
+        first = np.ones(len(rows), dtype=bool)
+        if len(rows) > 1:
+            same = np.ones(len(rows) - 1, dtype=bool)
+            for col in (par, cx, co, xb, ob, turn):
+                sc = col[order]
+                same &= sc[1:] == sc[:-1]
+            first[1:] = ~same
+        keep = np.sort(order[first])
+        rows, cx, co, xb, ob, turn, par = (
+            rows[keep],
+            cx[keep],
+            co[keep],
+            xb[keep],
+            ob[keep],
+            turn[keep],
+            par[keep],
         )
-        succ = eng.successors(states)
-        self.nodes += len(batch)
-        nxt = succ.next
-        cx, co = self.canon.images(nxt.x, nxt.o)
-        threat_a, threat_d = self._threats(nxt, a)
-        win_code = X_WINS if a == 0 else O_WINS
-        rows_parent = succ.parent.tolist()
-        rows = zip(
-            rows_parent,
-            succ.src.tolist(),
-            succ.dst.tolist(),
-            succ.result.tolist(),
-            cx.tolist(),
-            co.tolist(),
-            nxt.xb.tolist(),
-            nxt.ob.tolist(),
-            nxt.turn.tolist(),
-            threat_a.tolist(),
-            threat_d.tolist(),
-            strict=True,
+        counts = np.bincount(par, minlength=m)
+        self.generated += len(rows)
+        ta, td = self._threats(nxt.x[rows], nxt.o[rows], a)
+        to_attacker = turn == a
+        # Move ordering: defender threats make a disproof likelier at the attacker's nodes,
+        # attacker threats a proof at the defender's.
+        pn = np.where(to_attacker, 1 + (td > 0), 1).astype(np.int64)
+        dn = np.where(to_attacker, 1, 1 + np.minimum(ta, 3)).astype(np.int64)
+        kids = t.add_children(
+            leaves,
+            counts,
+            {
+                "x": cx,
+                "o": co,
+                "xb": xb,
+                "ob": ob,
+                "turn": turn,
+                "pn": pn,
+                "dn": dn,
+                "src": succ.src[rows],
+                "dst": succ.dst[rows],
+            },
         )
-        per: list[list] = [[] for _ in batch]
-        for row in rows:
-            per[row[0]].append(row)
-        for j, i in enumerate(batch):
-            self._attach(i, per[j], win_code)
+        last = kids[t.rem[kids] <= 0]  # no plies left: disproven for this bound
+        t.pn[last], t.dn[last] = INF, 0
+        empty = ~closed & (counts == 0)
+        proven_now = won | (empty & ~attacker_leaf)
+        disproven_now = lost | (empty & attacker_leaf)
+        t.pn[leaves[proven_now]], t.dn[leaves[proven_now]] = 0, INF
+        t.rank[leaves[proven_now]] = 1
+        t.pn[leaves[disproven_now]], t.dn[leaves[disproven_now]] = INF, 0
+        # The winning action of a won leaf: its first winning row.
+        hits = np.flatnonzero(win & won[rp])
+        lead, at = np.unique(rp[hits], return_index=True)
+        src, dst = succ.src[hits[at]].tolist(), succ.dst[hits[at]].tolist()
+        act_of = {j: (src[n], dst[n]) for n, j in enumerate(lead.tolist())}
+        idx = np.flatnonzero(proven_now)
+        self._record(leaves[idx], [act_of.get(j) for j in idx.tolist()], leaves[disproven_now])
 
-    def _attach(self, i: int, rows: list, win_code: int) -> None:
-        """Children of node ``i`` from its expansion rows (or solve it at once)."""
-        a = self.a
-        rem = self.rem[i]
-        attacker_moves = self.st[i][4] == a
-        kids: list[int] = []
-        seen: set[State] = set()
-        if attacker_moves:
-            for row in rows:
-                if row[3] == win_code:
-                    self._solve(i, True, 1, (row[1], row[2]))
-                    return
-            for _, src, dst, res, x, o, xb, ob, t, ta, td in rows:
-                if res:
-                    continue  # the attacker draws or loses at once: never chosen
-                c = (x, o, xb, ob, t)
-                if c in seen:
-                    continue
-                seen.add(c)
-                kids.append(self._child(c, i, (src, dst), rem - 1, ta, td))
-            if not kids:
-                self._solve(i, False, 0, None)
-                return
-        else:
-            immediate = 0
-            for row in rows:
-                res, t = row[3], row[8]
-                if res and res != win_code:
-                    self._solve(i, False, 0, None)  # the defender wins or draws at once
-                    return
-                if res == win_code:
-                    immediate = 1
-                    continue
-                if t != a:
-                    self._solve(i, False, 0, None)  # the attacker stuck: not certifiable
-                    return
-            for _, src, dst, res, x, o, xb, ob, t, ta, td in rows:
-                if res:
-                    continue
-                c = (x, o, xb, ob, t)
-                if c in seen:
-                    continue
-                seen.add(c)
-                kids.append(self._child(c, i, (src, dst), rem - 1, ta, td))
-            self.rank[i] = immediate
-            if not kids:
-                self._solve(i, True, 1, None)
-                return
-        self.generated += len(kids)
-        self.kids[i] = kids
+    def _record(self, proven: np.ndarray, acts: list, disproven: np.ndarray) -> None:
+        """Keep solved nodes in the table: the least rank of a proof, the largest bound of
+        a disproof."""
+        t = self.tree
+        for s, r, act in zip(t.states(proven), t.rank[proven].tolist(), acts, strict=True):
+            old = self.proven.get(s)
+            if old is None or r < old[0]:
+                self.proven[s] = (r, act)
+        for s, rem in zip(t.states(disproven), t.rem[disproven].tolist(), strict=True):
+            if self.disproven.get(s, -1) < rem:
+                self.disproven[s] = rem
+        if len(self.disproven) > self.max_table:
+            self._evict()
 
-    def _child(self, c: State, parent: int, act: Act, rem: int, ta: int, td: int) -> int:
-        hit = self._lookup(c, rem)
-        if hit is not None:
-            k = self._add(c, parent, act, rem, hit[0], hit[1])
-            self.rank[k] = hit[2]
-            self.kids[k] = []
-            return k
-        if c[4] == self.a:
-            # The attacker to move: defender threats make a disproof likelier.
-            pn, dn = 1 + (td > 0), 1
-        else:
-            # The defender to move: the more attacker threats, the likelier a proof.
-            pn, dn = 1, 1 + min(ta, 3)
-        return self._add(c, parent, act, rem, pn, dn)
-
-    def _threats(self, nxt: States, a: int):
+    def _threats(self, x: np.ndarray, o: np.ndarray, a: int):
         """Per position: lines with two attacker checkers and an empty third, and the same
         for the defender (counted over the board's lines)."""
         if not len(self.line_masks):
-            zero = np.zeros(len(nxt.x), dtype=np.int16)
+            zero = np.zeros(len(x), dtype=np.int16)
             return zero, zero
-        att = nxt.x if a == 0 else nxt.o
-        dfd = nxt.o if a == 0 else nxt.x
-        occ = nxt.x | nxt.o
+        att, dfd = (x, o) if a == 0 else (o, x)
         ta = np.zeros(len(att), dtype=np.int16)
         td = np.zeros(len(att), dtype=np.int16)
         for m in self.line_masks:
-            free = np.bitwise_count(~occ & m) == 1
-            ta += free & (np.bitwise_count(att & m) == 2)
-            td += free & (np.bitwise_count(dfd & m) == 2)
+            # Two of one player's checkers and none of the other's: the third is empty.
+            na, nd = np.bitwise_count(att & m), np.bitwise_count(dfd & m)
+            ta += (na == 2) & (nd == 0)
+            td += (nd == 2) & (na == 0)
         return ta, td
 
-    def _solve(self, i: int, proven: bool, rank: int, act: Act | None) -> None:
-        s = self.st[i]
-        if proven:
-            self.pn[i], self.dn[i] = 0, INF
-            self.rank[i] = rank
-            old = self.proven.get(s)
-            if old is None or rank < old[0]:
-                self.proven[s] = (rank, act)
-        else:
-            self.pn[i], self.dn[i] = INF, 0
-            if self.disproven.get(s, -1) < self.rem[i]:
-                self.disproven[s] = self.rem[i]
-                if len(self.disproven) > self.max_table:
-                    self._evict()
-        self._drop_below(i)
-        self.kids[i] = []
-
     def _evict(self) -> None:
-        drop = len(self.disproven) // 2
+        """Drop the older disproofs, keeping the newest half of the bound."""
+        drop = len(self.disproven) - self.max_table // 2
         for s in list(self.disproven)[:drop]:
             del self.disproven[s]
-
-    def _update_up(self, n: int) -> None:
-        pn, dn, kids, st, a = self.pn, self.dn, self.kids, self.st, self.a
-        while n >= 0:
-            ks = kids[n]
-            if ks:
-                if st[n][4] == a:
-                    new_pn = min(pn[k] for k in ks)
-                    new_dn = min(INF, sum(dn[k] for k in ks))
-                    if new_pn == 0:
-                        best = min((k for k in ks if pn[k] == 0), key=self.rank.__getitem__)
-                        self._solve(n, True, self.rank[best] + 1, self.act[best])
-                    elif new_dn == 0:
-                        self._solve(n, False, 0, None)
-                    else:
-                        if new_pn == pn[n] and new_dn == dn[n]:
-                            return
-                        pn[n], dn[n] = new_pn, new_dn
-                else:
-                    new_pn = min(INF, sum(pn[k] for k in ks))
-                    new_dn = min(dn[k] for k in ks)
-                    if new_pn == 0:
-                        worst = max(self.rank[n], 1 + max(self.rank[k] for k in ks))
-                        self._solve(n, True, worst, None)
-                    elif new_dn == 0:
-                        self._solve(n, False, 0, None)
-                    else:
-                        if new_pn == pn[n] and new_dn == dn[n]:
-                            return
-                        pn[n], dn[n] = new_pn, new_dn
-            n = self.par[n]
 
     def _report(self, now: float) -> None:
         if self.progress is None or now < self._next_line:
             return
         self._next_line = now + (2.0 if sys.stderr.isatty() else 60.0)
-        r = 0
+        t = self.tree
         self.progress(
             f"{PLAYERS[self.a]} within {self.bound} plies: {self.nodes:,} nodes, "
-            f"root pn {self.pn[r]} dn {self.dn[r]}, "
+            f"root pn {t.pn[0]} dn {t.dn[0]}, tree {len(t):,}, "
             f"table {len(self.proven) + len(self.disproven):,}"
         )
 

@@ -1,0 +1,259 @@
+"""The proof-number search's tree, held in numpy arrays so that one iteration handles
+thousands of leaves in a few dozen array operations.
+
+A node is a row: its canonical state, its parent, the plies left (``rem``), its depth, its
+proof and disproof numbers, and, once solved, its *rank* (plies within which it is proven)
+and the action from its parent that reaches it. A node's children are made together when it
+is expanded, so they are one contiguous run of rows: ``kid0`` (the first, -1 while the node
+is a leaf) and ``nk`` (how many).
+
+Three operations, each over many nodes at once:
+
+- :meth:`Tree.select` walks from the root to up to ``k`` leaves. The root's *width* ``k``
+  is shared among a node's open children in the order of their numbers (proof number at
+  the attacker's nodes, disproof number at the defender's): the second-best child gets a
+  quarter, the third an eighth and so on, the best one the rest. With ``k = 1`` this is
+  Allis's most-proving node; with more, the leaves near it.
+- :meth:`Tree.add_children` appends the children of expanded leaves.
+- :meth:`Tree.update` recomputes the numbers of the ancestors of changed nodes, one depth
+  at a time from the deepest, and reports the nodes it solved (the caller records them).
+
+Solved subtrees stay in the arrays until :meth:`Tree.compact` drops every node below a
+solved one (the search's table holds what they proved) and renumbers the rest.
+
+>>> import numpy as np
+>>> t = Tree(attacker=0)
+>>> root = t.add_root((0, 0, 0, 0, 0), rem=3, pn=1, dn=1)
+>>> t.select(8).tolist()
+[0]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+INF = 1 << 40
+NO_RANK = 1 << 30
+FIELDS = {
+    "x": np.uint64,
+    "o": np.uint64,
+    "xb": np.int8,
+    "ob": np.int8,
+    "turn": np.int8,
+    "par": np.int64,
+    "kid0": np.int64,
+    "nk": np.int32,
+    "pn": np.int64,
+    "dn": np.int64,
+    "rem": np.int16,
+    "depth": np.int16,
+    "rank": np.int32,
+    "src": np.int16,
+    "dst": np.int16,
+}
+
+
+class Tree:
+    """The AND-OR tree of one bound's search for ``attacker`` (0 x, 1 o)."""
+
+    def __init__(self, attacker: int, capacity: int = 1 << 12):
+        self.a = attacker
+        self.n = 0
+        self.cap = capacity
+        for name, dtype in FIELDS.items():
+            setattr(self, name, np.zeros(capacity, dtype=dtype))
+
+    def __len__(self) -> int:
+        return self.n
+
+    def _reserve(self, extra: int) -> None:
+        if self.n + extra <= self.cap:
+            return
+        cap = self.cap
+        while self.n + extra > cap:
+            cap *= 2
+        for name in FIELDS:
+            old = getattr(self, name)
+            new = np.zeros(cap, dtype=old.dtype)
+            new[: self.n] = old[: self.n]
+            setattr(self, name, new)
+        self.cap = cap
+
+    def add_root(self, state: tuple, rem: int, pn: int, dn: int) -> int:
+        self._reserve(1)
+        i = self.n
+        self.x[i], self.o[i], self.xb[i], self.ob[i], self.turn[i] = state
+        self.par[i], self.kid0[i], self.nk[i] = -1, -1, 0
+        self.pn[i], self.dn[i], self.rem[i], self.depth[i] = pn, dn, rem, 0
+        self.rank[i], self.src[i], self.dst[i] = 0, -2, -2
+        self.n = 1
+        return i
+
+    def state(self, i: int) -> tuple[int, int, int, int, int]:
+        return (int(self.x[i]), int(self.o[i]), int(self.xb[i]), int(self.ob[i]), int(self.turn[i]))
+
+    def states(self, nodes: np.ndarray) -> list[tuple[int, int, int, int, int]]:
+        return list(
+            zip(
+                self.x[nodes].tolist(),
+                self.o[nodes].tolist(),
+                self.xb[nodes].tolist(),
+                self.ob[nodes].tolist(),
+                self.turn[nodes].tolist(),
+                strict=True,
+            )
+        )
+
+    def solved(self, i: int) -> bool:
+        return self.pn[i] == 0 or self.dn[i] == 0
+
+    # --- children of many nodes --------------------------------------------------------
+
+    def _kids_of(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(children, the position in ``nodes`` of each one's parent, each run's start)."""
+        nk = self.nk[nodes].astype(np.int64)
+        start = np.cumsum(nk) - nk
+        seg = np.repeat(np.arange(len(nodes)), nk)
+        kids = np.repeat(self.kid0[nodes], nk) + (np.arange(int(nk.sum())) - start[seg])
+        return kids, seg, start
+
+    def select(self, k: int) -> np.ndarray:
+        """Up to ``k`` open leaves, the most-proving one first among them."""
+        front = np.zeros(1, dtype=np.int64)
+        width = np.array([k], dtype=np.int64)
+        out = []
+        while len(front):
+            inner = self.kid0[front] >= 0
+            out.append(front[~inner])
+            front, width = front[inner], width[inner]
+            if not len(front):
+                break
+            kids, seg, start = self._kids_of(front)
+            attackers = self.turn[front] == self.a
+            key = np.where(attackers[seg], self.pn[kids], self.dn[kids])
+            order = np.lexsort((key, seg))  # by parent, then number; ties in child order
+            place = np.empty(len(kids), dtype=np.int64)
+            place[order] = np.arange(len(kids)) - start[seg[order]]
+            share = np.where(place > 0, width[seg] >> np.minimum(place + 1, 62), 0)
+            share[key >= INF] = 0
+            rest = width - np.bincount(seg, weights=share, minlength=len(front)).astype(np.int64)
+            best = order[start]  # each run's best child
+            share[best] = np.where(key[best] < INF, rest, 0)
+            take = share > 0
+            front, width = kids[take], share[take]
+        return np.concatenate(out)
+
+    def add_children(
+        self,
+        parents: np.ndarray,
+        counts: np.ndarray,
+        cols: dict[str, np.ndarray],
+    ) -> np.ndarray:
+        """Append ``counts[j]`` children under ``parents[j]`` (rows of ``cols`` in parent
+        order); returns the new rows."""
+        total = int(counts.sum())
+        self._reserve(total)
+        lo = self.n
+        rows = np.arange(lo, lo + total)
+        kid0 = lo + np.cumsum(counts) - counts
+        has = counts > 0
+        self.kid0[parents[has]] = kid0[has]
+        self.nk[parents] = counts
+        par = np.repeat(parents, counts)
+        for name, values in cols.items():
+            getattr(self, name)[rows] = values
+        self.par[rows] = par
+        self.kid0[rows] = -1
+        self.nk[rows] = 0
+        self.rem[rows] = self.rem[par] - 1
+        self.depth[rows] = self.depth[par] + 1
+        self.rank[rows] = 0
+        self.n = lo + total
+        return rows
+
+    # --- numbers up --------------------------------------------------------------------
+
+    def update(self, changed: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Recompute the ``changed`` nodes that have children (just expanded) and every
+        ancestor of them all; returns the nodes this solved: (proven, disproven, for each
+        proven one the child whose action proves it, or -1 at the defender's nodes)."""
+        proven, disproven, via = [], [], []
+        todo = np.unique(np.concatenate([changed, self.par[changed]]))
+        todo = todo[todo >= 0]
+        while len(todo):
+            depth = self.depth[todo]
+            deepest = depth == depth.max()
+            cur, todo = todo[deepest], todo[~deepest]
+            cur = cur[(self.pn[cur] != 0) & (self.dn[cur] != 0) & (self.nk[cur] > 0)]
+            if not len(cur):
+                continue
+            kids, seg, start = self._kids_of(cur)
+            kpn, kdn = self.pn[kids], self.dn[kids]
+            attackers = self.turn[cur] == self.a
+            pn = np.where(
+                attackers,
+                np.minimum.reduceat(kpn, start),
+                np.minimum(np.add.reduceat(kpn, start), INF),
+            )
+            dn = np.where(
+                attackers,
+                np.minimum(np.add.reduceat(kdn, start), INF),
+                np.minimum.reduceat(kdn, start),
+            )
+            won, lost = pn == 0, (dn == 0) & (pn != 0)
+            if won.any():
+                krank = self.rank[kids]
+                least = np.minimum.reduceat(np.where(kpn == 0, krank, NO_RANK), start)
+                most = np.maximum.reduceat(krank, start)
+                rank = np.where(attackers, least, most) + 1
+                self.rank[cur[won]] = rank[won]
+                # The proving child at the attacker's nodes: the first of least rank.
+                hit = np.flatnonzero((kpn == 0) & (krank == least[seg]) & attackers[seg])
+                first_seg, first = np.unique(seg[hit], return_index=True)
+                child = np.full(len(cur), -1, dtype=np.int64)
+                child[first_seg] = kids[hit[first]]
+                proven.append(cur[won])
+                via.append(child[won])
+                pn[won], dn[won] = 0, INF
+            if lost.any():
+                disproven.append(cur[lost])
+                pn[lost], dn[lost] = INF, 0
+            moved = (pn != self.pn[cur]) | (dn != self.dn[cur])
+            self.pn[cur], self.dn[cur] = pn, dn
+            up = self.par[cur[moved]]
+            todo = np.union1d(todo, up[up >= 0])
+
+        def cat(parts: list[np.ndarray]) -> np.ndarray:
+            return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+        return cat(proven), cat(disproven), cat(via)
+
+    # --- dropping solved subtrees ------------------------------------------------------
+
+    def compact(self) -> int:
+        """Drop every node below a solved node and renumber; returns how many were dropped."""
+        n = self.n
+        solved = (self.pn[:n] == 0) | (self.dn[:n] == 0)
+        keep = np.ones(n, dtype=bool)
+        depth = self.depth[:n]
+        par = self.par[:n]
+        for d in range(1, int(depth.max()) + 1 if n else 1):
+            at = np.flatnonzero(depth == d)
+            p = par[at]
+            keep[at] = keep[p] & ~solved[p]
+        new = np.cumsum(keep) - 1
+        for name in FIELDS:
+            arr = getattr(self, name)
+            arr[: int(keep.sum())] = arr[:n][keep]
+        m = int(keep.sum())
+        self.n = m
+        p = self.par[:m]
+        self.par[:m] = np.where(p >= 0, new[np.maximum(p, 0)], -1)
+        k0 = self.kid0[:m]
+        gone = (k0 < 0) | (self.pn[:m] == 0) | (self.dn[:m] == 0)
+        self.kid0[:m] = np.where(gone, -1, new[np.maximum(k0, 0)])
+        self.nk[:m] = np.where(gone, 0, self.nk[:m])
+        return n - m
+
+
+__all__ = ["INF", "Tree"]
