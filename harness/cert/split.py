@@ -223,12 +223,14 @@ def split_build(
     left = search.nodes_left()
     if session is None:
         done = []
+        used = 0  # nodes the tasks so far visited
         for s, r in plan.frontier:
-            nodes = None if left is None else (left - sum(n for n, _ in done), search.max_nodes)
+            nodes = None if left is None else (left - used, search.max_nodes)
             blob = grow_subtree(
                 rs, table, attacker, s, r, optimize, full_rank, None, deadline, nodes
             )
             done.append(pickle.loads(fetch(blob)))
+            used += done[-1][0]
     else:
         from distributed import wait
 

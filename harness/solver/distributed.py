@@ -165,7 +165,7 @@ class DaskRunner(InlineRunner):
         self.session = session
         self.task_classes = task_classes
         # A level goes out 16 tasks at a time, to keep every worker busy (so a class reached
-        # again at its own level is expanded twice more often than in one process).
+        # again at its own level is more often expanded twice than in one process).
         self.piece = 16 * task_classes
         self.inline_below = inline_below
         self.progress = progress
