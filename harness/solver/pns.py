@@ -3,9 +3,9 @@
 A best-first AND-OR search (Allis's proof-number search) on a tree of canonical positions
 (:class:`~harness.solver.proof.Canon`'s choice, so results plug into the certificate
 builder), bounded by ``max_plies``: a node carries the plies left, and a node with none
-left is disproven *for that bound* only. Each iteration walks from the root to the
-most-proving node and expands it **together with its unexpanded siblings** in one call of
-the batch engine (:mod:`harness.solver.batch`): children, their canonical images, the
+left is disproven *for that bound* only. Each iteration selects up to 4,096 leaves near the
+most-proving node (:meth:`~harness.solver.pntree.Tree.select`) and expands them in one call
+of the batch engine (:mod:`harness.solver.batch`): children, their canonical images, the
 immediate wins (an attacker action that wins at once proves its node without looking
 further) and the forced replies (a defender reply that wins or draws at once disproves its
 node; so does a reply that leaves the attacker without an action, which format-1
@@ -21,9 +21,11 @@ Transposition table: solved positions are kept by canonical position: proven one
 their *rank* (plies within which the win is proven: 1 for an immediate win, 1 + the child's
 rank at the attacker's nodes, 1 + the largest child rank at the defender's) and, at the
 attacker's nodes, the winning action; disproven ones with the largest bound they failed
-at. A node is looked up when it is created. Solved subtrees are dropped from the tree at
-once (the table holds what they proved), and when the table passes ``max_table`` entries
-the older half of the disproofs is dropped (proofs are kept: they are the certificate).
+at. A leaf is looked up when it is selected. Solved subtrees are dropped from the tree
+when it has doubled (the table holds what they proved); past ``max_tree / 2`` nodes the
+least recently selected subtrees go too, their roots kept as leaves with their numbers.
+When the table passes ``max_table`` entries the older disproofs are dropped down to half
+of it (proofs are kept: they are the certificate).
 Ranks strictly decrease along every proof, so :meth:`PNSearch.as_proof_search` hands a
 :class:`~harness.solver.proof.ProofSearch` whose table the certificate builder
 (:mod:`harness.cert.builder`) walks unchanged.
@@ -75,6 +77,8 @@ MIN_BATCH = 16  # leaves expanded in one iteration at least (when the budget all
 MAX_BATCH = 4096  # and at most (one call of the batch engine); between them, as many as
 # were expanded so far within this bound, so the batch doubles while the tree grows
 COMPACT_AT = 1 << 16  # the tree drops its solved subtrees when it has doubled past this
+MAX_TREE = 1 << 24  # nodes; past half of it the least recently selected subtrees go
+NODE_BYTES = 72  # a node's row in the tree's arrays
 
 
 @dataclass
@@ -124,6 +128,7 @@ class PNSearch:
         max_seconds: float | None = None,
         max_memory: int | None = None,
         max_table: int = 1 << 22,
+        max_tree: int = MAX_TREE,
         progress: Callable[[str], None] | None = None,
     ):
         self.rs = rs
@@ -139,6 +144,10 @@ class PNSearch:
         self.max_seconds = max_seconds
         self.max_memory = max_memory
         self.max_table = max_table
+        if max_memory is not None:  # the tree gets at most a quarter of the memory budget
+            max_tree = min(max_tree, max(1 << 12, max_memory // (4 * NODE_BYTES)))
+        self.max_tree = max_tree
+        self.shrunk = 0  # how many times the open tree was cut back to fit max_tree
         self.progress = progress
         self.proven: dict[State, tuple[int, Act | None]] = {}
         self.disproven: dict[State, int] = {}
@@ -202,7 +211,7 @@ class PNSearch:
             return
         t = self.tree
         t.add_root(self.root_state, bound, 1, 1)
-        self._compact_at = COMPACT_AT
+        self._compact_at = min(COMPACT_AT, self.max_tree)
         start = self.nodes
         rounds = 0
         while t.pn[0] and t.dn[0]:
@@ -253,7 +262,10 @@ class PNSearch:
         self._record(proven, acts, disproven)
         if len(t) >= self._compact_at:
             t.compact()
-            self._compact_at = max(COMPACT_AT, 2 * len(t))
+            if len(t) > self.max_tree // 2:
+                t.shrink(self.max_tree // 4)
+                self.shrunk += 1
+            self._compact_at = min(max(COMPACT_AT, 2 * len(t)), self.max_tree)
 
     def _from_table(self, leaves: np.ndarray) -> np.ndarray:
         """Solve the leaves the table knows (a transposition solved since the leaf was

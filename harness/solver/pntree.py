@@ -19,7 +19,9 @@ Three operations, each over many nodes at once:
   at a time from the deepest, and reports the nodes it solved (the caller records them).
 
 Solved subtrees stay in the arrays until :meth:`Tree.compact` drops every node below a
-solved one (the search's table holds what they proved) and renumbers the rest.
+solved one (the search's table holds what they proved) and renumbers the rest. When the
+open tree itself is too big, :meth:`Tree.shrink` makes the least recently selected inner
+nodes leaves again (their numbers kept), so a long search runs in bounded memory.
 
 >>> import numpy as np
 >>> t = Tree(attacker=0)
@@ -50,6 +52,7 @@ FIELDS = {
     "rank": np.int32,
     "src": np.int16,
     "dst": np.int16,
+    "seen": np.int32,  # the last selection that passed the node (or made it)
 }
 
 
@@ -60,6 +63,7 @@ class Tree:
         self.a = attacker
         self.n = 0
         self.cap = capacity
+        self.clock = 0  # selections so far
         for name, dtype in FIELDS.items():
             setattr(self, name, np.zeros(capacity, dtype=dtype))
 
@@ -85,7 +89,7 @@ class Tree:
         self.x[i], self.o[i], self.xb[i], self.ob[i], self.turn[i] = state
         self.par[i], self.kid0[i], self.nk[i] = -1, -1, 0
         self.pn[i], self.dn[i], self.rem[i], self.depth[i] = pn, dn, rem, 0
-        self.rank[i], self.src[i], self.dst[i] = 0, -2, -2
+        self.rank[i], self.src[i], self.dst[i], self.seen[i] = 0, -2, -2, self.clock
         self.n = 1
         return i
 
@@ -119,10 +123,12 @@ class Tree:
 
     def select(self, k: int) -> np.ndarray:
         """Up to ``k`` open leaves, the most-proving one first among them."""
+        self.clock += 1
         front = np.zeros(1, dtype=np.int64)
         width = np.array([k], dtype=np.int64)
         out = []
         while len(front):
+            self.seen[front] = self.clock
             inner = self.kid0[front] >= 0
             out.append(front[~inner])
             front, width = front[inner], width[inner]
@@ -168,6 +174,7 @@ class Tree:
         self.rem[rows] = self.rem[par] - 1
         self.depth[rows] = self.depth[par] + 1
         self.rank[rows] = 0
+        self.seen[rows] = self.clock
         self.n = lo + total
         return rows
 
@@ -228,24 +235,26 @@ class Tree:
 
         return cat(proven), cat(disproven), cat(via)
 
-    # --- dropping solved subtrees ------------------------------------------------------
+    # --- dropping subtrees ----------------------------------------------------------------
 
     def compact(self) -> int:
-        """Drop every node below a solved node and renumber; returns how many were dropped."""
+        """Drop every node below a solved node or a leaf (a node made a leaf again by
+        :meth:`shrink`) and renumber; returns how many were dropped."""
         n = self.n
         solved = (self.pn[:n] == 0) | (self.dn[:n] == 0)
+        closed = solved | (self.kid0[:n] < 0)
         keep = np.ones(n, dtype=bool)
         depth = self.depth[:n]
         par = self.par[:n]
         for d in range(1, int(depth.max()) + 1 if n else 1):
             at = np.flatnonzero(depth == d)
             p = par[at]
-            keep[at] = keep[p] & ~solved[p]
+            keep[at] = keep[p] & ~closed[p]
         new = np.cumsum(keep) - 1
+        m = int(keep.sum())
         for name in FIELDS:
             arr = getattr(self, name)
-            arr[: int(keep.sum())] = arr[:n][keep]
-        m = int(keep.sum())
+            arr[:m] = arr[:n][keep]
         self.n = m
         p = self.par[:m]
         self.par[:m] = np.where(p >= 0, new[np.maximum(p, 0)], -1)
@@ -254,6 +263,24 @@ class Tree:
         self.kid0[:m] = np.where(gone, -1, new[np.maximum(k0, 0)])
         self.nk[:m] = np.where(gone, 0, self.nk[:m])
         return n - m
+
+    def shrink(self, target: int) -> int:
+        """Make the least recently selected inner nodes leaves again, keeping their numbers
+        as the leaves' estimates, until about ``target`` nodes remain; returns how many were
+        dropped. A node is never selected more recently than its parent, so what goes is
+        whole subtrees, and the root (selected every time) stays. Solved positions are not
+        lost: the search's table holds them, and a leaf expanded again reads it."""
+        dropped = self.compact()
+        n = self.n
+        if n <= target:
+            return dropped
+        seen = self.seen[:n]
+        cut = int(np.partition(seen, n - target)[n - target])
+        cut = min(cut, self.clock)  # the root and the last selection's path stay
+        old = (self.kid0[:n] >= 0) & (seen < cut)
+        self.kid0[:n][old] = -1
+        self.nk[:n][old] = 0
+        return dropped + self.compact()
 
 
 __all__ = ["INF", "Tree"]

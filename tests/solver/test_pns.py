@@ -99,6 +99,22 @@ def test_bounded_table_still_proves():
     assert len(search.disproven) <= 16
 
 
+def test_a_tree_cut_back_to_a_small_bound_still_proves_a_checked_certificate(tmp_path):
+    search = PNSearch(DEFAULT, 0, max_plies=9, max_tree=600)
+    result = search.prove()
+    assert result.winner == "x" and search.shrunk > 0
+    strategy = Strategy.build(search.as_proof_search(), 0)
+    out = tmp_path / "cert"
+    write_certificate(
+        out,
+        DEFAULT.id,
+        result.winner,
+        Position.initial(DEFAULT).text(DEFAULT),
+        strategy.layout(max_entries=200),
+    )
+    assert check_certificate(out).ok
+
+
 def test_subtree_of_a_root_child():
     search = PNSearch(DEFAULT, 0, max_plies=9)
     search.prove()

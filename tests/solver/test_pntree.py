@@ -138,3 +138,20 @@ def test_compaction_keeps_exactly_what_is_open(seed):
             kids = range(int(t.kid0[i]), int(t.kid0[i]) + int(t.nk[i]))
             assert all(t.par[k] == i for k in kids)
     assert t.par[0] == -1
+
+
+@pytest.mark.parametrize("seed", OPEN_SEEDS)
+def test_shrinking_keeps_the_root_numbers_and_the_most_proving_leaf(seed):
+    t = grow(seed, 40, 0.05)
+    mpn = t.state(int(t.select(1)[0]))
+    root = (int(t.pn[0]), int(t.dn[0]))
+    numbers = {t.state(i): (int(t.pn[i]), int(t.dn[i])) for i in open_nodes(t)}
+    target = max(2, len(numbers) // 3)
+    t.shrink(target)
+    assert len(t) < len(numbers)
+    # What is left is a tree reached from the root, with the numbers it had.
+    left = list(open_nodes(t))
+    assert sorted(left) == list(range(len(t)))
+    assert all(numbers[t.state(i)] == (int(t.pn[i]), int(t.dn[i])) for i in left)
+    assert (int(t.pn[0]), int(t.dn[0])) == root
+    assert t.state(int(t.select(1)[0])) == mpn
