@@ -23,7 +23,8 @@ rank at the attacker's nodes, 1 + the largest child rank at the defender's) and,
 attacker's nodes, the winning action; disproven ones with the largest bound they failed
 at. A leaf is looked up when it is selected. Solved subtrees are dropped from the tree
 when it has doubled (the table holds what they proved); past ``max_tree / 2`` nodes the
-least recently selected subtrees go too, their roots kept as leaves with their numbers.
+least recently selected subtrees go too, their roots kept as leaves with their numbers
+(a disproof the table has evicted is then found again when its node is expanded again).
 When the table passes ``max_table`` entries the older disproofs are dropped down to half
 of it (proofs are kept: they are the certificate).
 Ranks strictly decrease along every proof, so :meth:`PNSearch.as_proof_search` hands a
@@ -144,8 +145,8 @@ class PNSearch:
         self.max_seconds = max_seconds
         self.max_memory = max_memory
         self.max_table = max_table
-        if max_memory is not None:  # the tree gets at most a quarter of the memory budget
-            max_tree = min(max_tree, max(1 << 12, max_memory // (4 * NODE_BYTES)))
+        if max_memory is not None:  # the tree: a quarter of the memory, room for a batch
+            max_tree = min(max_tree, max(1 << 20, max_memory // (4 * NODE_BYTES)))
         self.max_tree = max_tree
         self.shrunk = 0  # how many times the open tree was cut back to fit max_tree
         self.progress = progress

@@ -122,7 +122,8 @@ class Tree:
         return kids, seg, start
 
     def select(self, k: int) -> np.ndarray:
-        """Up to ``k`` open leaves, the most-proving one first among them."""
+        """Up to ``k`` open leaves, the most-proving one among them (level by level, in
+        child order)."""
         self.clock += 1
         front = np.zeros(1, dtype=np.int64)
         width = np.array([k], dtype=np.int64)
@@ -266,18 +267,28 @@ class Tree:
 
     def shrink(self, target: int) -> int:
         """Make the least recently selected inner nodes leaves again, keeping their numbers
-        as the leaves' estimates, until about ``target`` nodes remain; returns how many were
-        dropped. A node is never selected more recently than its parent, so what goes is
-        whole subtrees, and the root (selected every time) stays. Solved positions are not
-        lost: the search's table holds them, and a leaf expanded again reads it."""
+        as the leaves' estimates, so that at most ``target`` nodes remain; returns how many
+        were dropped.
+
+        A node is never selected more recently than its parent, so a node stays exactly when
+        its parent was selected at or after the cut: the cut is chosen from the parents'
+        stamps. It is never later than the last selection, so the root and the children of
+        every node that selection passed stay (up to a batch of leaves and their children
+        above ``target``). Proofs are not lost (the table keeps them all); disproofs the
+        table has evicted are, and are found again when their nodes are expanded again."""
         dropped = self.compact()
         n = self.n
         if n <= target:
             return dropped
-        seen = self.seen[:n]
-        cut = int(np.partition(seen, n - target)[n - target])
-        cut = min(cut, self.clock)  # the root and the last selection's path stay
-        old = (self.kid0[:n] >= 0) & (seen < cut)
+        parent_seen = self.seen[self.par[1:n]]  # the root (row 0) always stays
+        keep = max(target - 1, 0)
+        if keep < len(parent_seen):
+            # The least stamp that keeps at most ``keep`` nodes besides the root.
+            cut = int(np.partition(parent_seen, len(parent_seen) - keep - 1)[-keep - 1]) + 1
+        else:
+            return dropped
+        cut = min(cut, self.clock)
+        old = (self.kid0[:n] >= 0) & (self.seen[:n] < cut)
         self.kid0[:n][old] = -1
         self.nk[:n][old] = 0
         return dropped + self.compact()
