@@ -47,24 +47,27 @@ def test_same_winner_as_the_depth_first_search(rs, attacker, plies, winner):
         assert dfs.plies <= got.plies <= plies  # a proof, not always the shortest
 
 
-def test_certificate_from_the_search_is_accepted(tmp_path):
-    search = PNSearch(DEFAULT, 0, max_plies=9)
-    result = search.prove()
-    ps = search.as_proof_search()
-    strategy = Strategy.build(ps, 0)
+def check_search_certificate(search: PNSearch, winner: str, out) -> None:
+    """Build the certificate of a finished search on DEFAULT and have the checker accept it."""
+    strategy = Strategy.build(search.as_proof_search(), 0)
     # Ranks strictly decrease along the strategy: every successor has a smaller rank.
     for s, succs in strategy.successors.items():
         assert all(strategy.entries[t][0] < strategy.entries[s][0] for t in succs)
-    out = tmp_path / "cert"
     write_certificate(
         out,
         DEFAULT.id,
-        result.winner,
+        winner,
         Position.initial(DEFAULT).text(DEFAULT),
         strategy.layout(max_entries=200),
     )
     report = check_certificate(out)
     assert report.ok, report
+
+
+def test_certificate_from_the_search_is_accepted(tmp_path):
+    search = PNSearch(DEFAULT, 0, max_plies=9)
+    result = search.prove()
+    check_search_certificate(search, result.winner, tmp_path / "cert")
 
 
 def test_node_budget_raises_and_the_table_resumes(tmp_path):
@@ -103,16 +106,7 @@ def test_a_tree_cut_back_to_a_small_bound_still_proves_a_checked_certificate(tmp
     search = PNSearch(DEFAULT, 0, max_plies=9, max_tree=600)
     result = search.prove()
     assert result.winner == "x" and search.shrunk > 0
-    strategy = Strategy.build(search.as_proof_search(), 0)
-    out = tmp_path / "cert"
-    write_certificate(
-        out,
-        DEFAULT.id,
-        result.winner,
-        Position.initial(DEFAULT).text(DEFAULT),
-        strategy.layout(max_entries=200),
-    )
-    assert check_certificate(out).ok
+    check_search_certificate(search, result.winner, tmp_path / "cert")
 
 
 def test_subtree_of_a_root_child():
