@@ -94,7 +94,7 @@ class Tree:
         return i
 
     def state(self, i: int) -> tuple[int, int, int, int, int]:
-        return (int(self.x[i]), int(self.o[i]), int(self.xb[i]), int(self.ob[i]), int(self.turn[i]))
+        return self.states(np.array([i]))[0]
 
     def states(self, nodes: np.ndarray) -> list[tuple[int, int, int, int, int]]:
         return list(
@@ -107,9 +107,6 @@ class Tree:
                 strict=True,
             )
         )
-
-    def solved(self, i: int) -> bool:
-        return self.pn[i] == 0 or self.dn[i] == 0
 
     # --- children of many nodes --------------------------------------------------------
 
