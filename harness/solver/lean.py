@@ -254,6 +254,29 @@ def set2(packed: np.ndarray, idx: np.ndarray, values) -> None:
 # --- the sorted key store ----------------------------------------------------------------------
 
 
+def find_sorted(keys: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Indices of ``q`` in the sorted distinct ``keys`` (-1 where absent).
+
+    Queries out of order are sorted first. A binary search of a few million keys costs
+    about 600 ns a query in random order (a cache miss at every deep step) and 50 to 250
+    in key order, where neighbouring queries share their path; the sort costs less than the
+    difference. Un-playing and sweeping 5x5 c4 torus ask 31 million queries in random order.
+
+    >>> find_sorted(np.array([2, 5, 9], dtype=np.uint64), np.array([9, 3, 2], dtype=np.uint64))
+    array([ 2, -1,  0])
+    """
+    n = len(keys)
+    if n == 0 or len(q) == 0:
+        return np.full(len(q), -1, dtype=np.int64)
+    if len(q) > 1 and not (q[1:] >= q[:-1]).all():
+        order = np.argsort(q)
+        idx = np.empty(len(q), dtype=np.int64)
+        idx[order] = find_sorted(keys, q[order])
+        return idx
+    safe = np.minimum(np.searchsorted(keys, q), n - 1)
+    return np.where(keys[safe] == q, safe, -1).astype(np.int64)
+
+
 class KeyStore:
     """Sorted distinct class keys with per-class columns that move along when keys are
     merged in. ``find`` is a vectorized binary search."""
@@ -279,12 +302,7 @@ class KeyStore:
 
     def find(self, q: np.ndarray) -> np.ndarray:
         """Indices of keys ``q`` (-1 where absent)."""
-        keys = self.sorted_keys()
-        if self.count == 0 or len(q) == 0:
-            return np.full(len(q), -1, dtype=np.int64)
-        idx = np.searchsorted(keys, q)
-        safe = np.minimum(idx, self.count - 1)
-        return np.where(keys[safe] == q, safe, -1).astype(np.int64)
+        return find_sorted(self.sorted_keys(), q)
 
     def merge(self, new: np.ndarray, values: dict[str, np.ndarray]) -> None:
         """Insert sorted distinct keys not yet present, with their column values."""
@@ -540,11 +558,7 @@ class _SortedFinder:
         self.keys = keys
 
     def find(self, q: np.ndarray) -> np.ndarray:
-        n = len(self.keys)
-        if n == 0 or len(q) == 0:
-            return np.full(len(q), -1, dtype=np.int64)
-        idx = np.minimum(np.searchsorted(self.keys, q), n - 1)
-        return np.where(self.keys[idx] == q, idx, -1).astype(np.int64)
+        return find_sorted(self.keys, q)
 
 
 def _progress(enabled: bool | None, desc: str, unit: str):

@@ -296,6 +296,23 @@ def test_two_bit_values_round_trip():
     assert not lean.get2(packed, rest).any()
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_find_gives_each_query_its_row_in_any_order(seed):
+    # Queries out of order are sorted before the search and put back after: every query,
+    # repeated or absent, must still get its own row.
+    rng = np.random.default_rng(seed)
+    keys = np.unique(rng.integers(0, 1 << 40, size=5000, dtype=np.uint64))
+    present = keys[rng.integers(0, len(keys), size=3000)]
+    absent = np.setdiff1d(rng.integers(0, 1 << 40, size=1000, dtype=np.uint64), keys)
+    q = rng.permutation(np.concatenate([present, absent, present[:50]]))
+    got = lean.find_sorted(keys, q)
+    rows = {int(k): i for i, k in enumerate(keys)}
+    assert got.tolist() == [rows.get(int(k), -1) for k in q]
+    qs = np.sort(q)
+    assert lean.find_sorted(keys, qs).tolist() == [rows.get(int(k), -1) for k in qs]
+    assert lean.find_sorted(keys[:0], q).tolist() == [-1] * len(q)
+
+
 def test_without_a_terminal_long_phases_print_where_they_are(monkeypatch, capsys):
     # The status lines come at most once a minute; with no wait at all, every piece of a
     # level and of a ply says where the solve is, on stderr.
