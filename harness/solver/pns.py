@@ -59,7 +59,7 @@ from harness.atomic import atomic_file
 from harness.rules.geometry import geometry
 from harness.rules.position import PLAYERS, Position
 from harness.rules.ruleset import Ruleset
-from harness.solver.batch import DRAW, O_WINS, X_WINS, States, engine
+from harness.solver.batch import DRAW, O_WINS, X_WINS, SquareMap, States, engine
 from harness.solver.pntree import INF, Tree
 from harness.solver.proof import (
     Act,
@@ -114,6 +114,60 @@ class BatchCanon:
         return best_x, best_o
 
 
+class LineThreats:
+    """Threats per position: the lines holding two of a player's checkers and none of the
+    other's (so the third square is empty), counted for both players at once.
+
+    The lines are split into families in which no two lines share their first square; a
+    family is then counted with whole-board shifts, not line by line: the maps from each
+    first square to its line's second and third squares pull the two boards back onto the
+    first squares, where three bitboards say, per line, which of its squares a player
+    holds. On 6x6 c8 torus that is 4 families instead of 144 lines.
+
+    >>> from harness.rules import Ruleset
+    >>> rs = Ruleset.from_id("pop1-3x3-c3-ringout-continue-binempty-king-nozero-nojump")
+    >>> x, o = np.array([0b000000011], np.uint64), np.array([0b100000000], np.uint64)
+    >>> ta, td = LineThreats(geometry(rs).lines).count(x, o)
+    >>> int(ta[0]), int(td[0])  # x on squares 0 and 1: the first row; o alone on 8
+    (1, 0)
+    """
+
+    def __init__(self, lines):
+        families: list[dict[int, tuple[int, int]]] = []
+        for ln in lines:
+            first, second, third = ln.squares
+            family = next((f for f in families if first not in f), None)
+            if family is None:
+                family = {}
+                families.append(family)
+            family[first] = (second, third)
+        self.families = [
+            (
+                np.uint64(sum(1 << s for s in f)),
+                SquareMap({s: t[0] for s, t in f.items()}),
+                SquareMap({s: t[1] for s, t in f.items()}),
+            )
+            for f in families
+        ]
+
+    def count(self, att: np.ndarray, dfd: np.ndarray):
+        """(attacker threats, defender threats) per position, as int16."""
+        ta = np.zeros(len(att), dtype=np.int16)
+        td = np.zeros(len(att), dtype=np.int16)
+        for firsts, second, third in self.families:
+            a1, a2 = second.pull(att), third.pull(att)
+            d1, d2 = second.pull(dfd), third.pull(dfd)
+            # Per line (at its first square): exactly two of a player's squares, none of
+            # the other's.
+            a_two = ((att & a1) | (att & a2) | (a1 & a2)) & ~(att & a1 & a2)
+            d_two = ((dfd & d1) | (dfd & d2) | (d1 & d2)) & ~(dfd & d1 & d2)
+            a_none = ~(att | a1 | a2)
+            d_none = ~(dfd | d1 | d2)
+            ta += np.bitwise_count(a_two & d_none & firsts)
+            td += np.bitwise_count(d_two & a_none & firsts)
+        return ta, td
+
+
 class PNSearch:
     """Proof-number search for ``attacker`` (0 x, 1 o) from ``root`` (a canonical state;
     the initial position by default) within ``max_plies``."""
@@ -156,8 +210,7 @@ class PNSearch:
         self.generated = 0
         self.searched = 0  # the largest bound disproven at the root (no win within it)
         self.bound = 0
-        geo = geometry(rs)
-        self.line_masks = np.array([ln.mask for ln in geo.lines], dtype=np.uint64)
+        self.threats = LineThreats(geometry(rs).lines)
         self._next_line = 0.0
 
     def _lookup(self, s: State, rem: int) -> tuple[int, int, int] | None:
@@ -379,20 +432,9 @@ class PNSearch:
             self._evict()
 
     def _threats(self, x: np.ndarray, o: np.ndarray, a: int):
-        """Per position: lines with two attacker checkers and an empty third, and the same
-        for the defender (counted over the board's lines)."""
-        if not len(self.line_masks):
-            zero = np.zeros(len(x), dtype=np.int16)
-            return zero, zero
+        """Per position: the attacker's threats and the defender's (:class:`LineThreats`)."""
         att, dfd = (x, o) if a == 0 else (o, x)
-        ta = np.zeros(len(att), dtype=np.int16)
-        td = np.zeros(len(att), dtype=np.int16)
-        for m in self.line_masks:
-            # Two of one player's checkers and none of the other's: the third is empty.
-            na, nd = np.bitwise_count(att & m), np.bitwise_count(dfd & m)
-            ta += (na == 2) & (nd == 0)
-            td += (nd == 2) & (na == 0)
-        return ta, td
+        return self.threats.count(att, dfd)
 
     def _evict(self) -> None:
         """Drop the older disproofs, keeping the newest half of the bound."""

@@ -12,9 +12,10 @@ from harness.cert.builder import Strategy
 from harness.cert.checker import check_certificate
 from harness.cert.format import write_certificate
 from harness.rules import Position, Ruleset
+from harness.rules.geometry import geometry
 from harness.solver import pns
 from harness.solver.batch import States
-from harness.solver.pns import BatchCanon, PNSearch, prove_either, prove_subtree
+from harness.solver.pns import BatchCanon, LineThreats, PNSearch, prove_either, prove_subtree
 from harness.solver.pntree import Tree
 from harness.solver.proof import BudgetExhausted, Canon, ProofSearch, ProofStateError, state_of
 from harness.solver.sample import random_position, random_ruleset
@@ -33,6 +34,23 @@ def test_batch_canon_is_the_scalar_canon():
         canon = Canon(rs)
         want = [canon.image(state_of(p))[0][:2] for p in positions]
         assert list(zip(bx.tolist(), bo.tolist(), strict=True)) == want
+
+
+def test_line_threats_count_each_line_as_the_definition_does():
+    # The reference is the definition, line by line: two of one player's checkers in the
+    # line and none of the other's. Random rulesets cover every edge and board shape.
+    rng = random.Random(11)
+    for _ in range(25):
+        rs = random_ruleset(rng)
+        lines = geometry(rs).lines
+        st = States.from_positions([random_position(rng, rs) for _ in range(60)])
+        ta, td = LineThreats(lines).count(st.o, st.x)
+        for i, (x, o) in enumerate(zip(st.x.tolist(), st.o.tolist(), strict=True)):
+            na = [bin(o & ln.mask).count("1") for ln in lines]
+            nd = [bin(x & ln.mask).count("1") for ln in lines]
+            want_a = sum(a == 2 and d == 0 for a, d in zip(na, nd, strict=True))
+            want_d = sum(d == 2 and a == 0 for a, d in zip(na, nd, strict=True))
+            assert (int(ta[i]), int(td[i])) == (want_a, want_d), (rs.id, x, o)
 
 
 @pytest.mark.parametrize(
