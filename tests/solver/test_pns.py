@@ -15,7 +15,14 @@ from harness.rules import Position, Ruleset
 from harness.rules.geometry import geometry
 from harness.solver import pns
 from harness.solver.batch import States
-from harness.solver.pns import BatchCanon, LineThreats, PNSearch, prove_either, prove_subtree
+from harness.solver.pns import (
+    BatchCanon,
+    LineThreats,
+    PNSearch,
+    first_rows,
+    prove_either,
+    prove_subtree,
+)
 from harness.solver.pntree import Tree
 from harness.solver.proof import BudgetExhausted, Canon, ProofSearch, ProofStateError, state_of
 from harness.solver.sample import random_position, random_ruleset
@@ -34,6 +41,26 @@ def test_batch_canon_is_the_scalar_canon():
         canon = Canon(rs)
         want = [canon.image(state_of(p))[0][:2] for p in positions]
         assert list(zip(bx.tolist(), bo.tolist(), strict=True)) == want
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_first_rows_keeps_the_first_of_each_distinct_row_per_group(seed):
+    # Small value ranges make many repeats, within a group and across groups.
+    rng = np.random.default_rng(seed)
+    n, groups = 3000, 40
+    group = np.sort(rng.integers(0, groups, n))
+    cols = (
+        rng.integers(0, 6, n).astype(np.uint64),
+        rng.integers(0, 3, n).astype(np.uint64),
+        rng.integers(0, 2, n).astype(np.int8),
+    )
+    seen, want = set(), []
+    for i in range(n):
+        row = (int(group[i]), *(int(c[i]) for c in cols))
+        if row not in seen:
+            seen.add(row)
+            want.append(i)
+    assert first_rows(group, groups, cols).tolist() == want
 
 
 def test_line_threats_count_each_line_as_the_definition_does():
