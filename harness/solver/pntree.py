@@ -275,15 +275,12 @@ class Tree:
         table has evicted are, and are found again when their nodes are expanded again."""
         dropped = self.compact()
         n = self.n
-        if n <= target:
+        if n <= max(target, 1):  # the root (row 0) always stays
             return dropped
-        parent_seen = self.seen[self.par[1:n]]  # the root (row 0) always stays
+        parent_seen = self.seen[self.par[1:n]]
         keep = max(target - 1, 0)
-        if keep < len(parent_seen):
-            # The least stamp that keeps at most ``keep`` nodes besides the root.
-            cut = int(np.partition(parent_seen, len(parent_seen) - keep - 1)[-keep - 1]) + 1
-        else:
-            return dropped
+        # The least stamp that keeps at most ``keep`` nodes besides the root.
+        cut = int(np.partition(parent_seen, len(parent_seen) - keep - 1)[-keep - 1]) + 1
         cut = min(cut, self.clock)
         old = (self.kid0[:n] >= 0) & (self.seen[:n] < cut)
         self.kid0[:n][old] = -1
