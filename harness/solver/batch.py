@@ -4,19 +4,18 @@ Positions are arrays: ``x`` and ``o`` bitboards (``uint64``, bit ``row * cols + 
 bins ``xb`` and ``ob`` and the player to move ``turn`` (0 for x, 1 for o). The engine
 implements RULES.md exactly like :mod:`harness.rules.engine` (the reference; see its docstring
 for the decisions on the rule text's gaps) but without a Python loop per position: loops run
-over squares (at most 64) and over the eight pop rays, each step a numpy operation on a whole
-batch.
+over squares (at most 64) and over the eight pop rays of a landing square, each step a numpy
+operation on every position that plays there.
 
-How a batch is expanded (see :meth:`BatchEngine.expand`): the legal actions are found per
-source and destination square, then every action of the batch is played in one pass
-(:meth:`BatchEngine.play`). The pop's squares come from tables indexed by the *landing
-square* L (the placement square or the move's destination): per ray slot, the bits of L's
-neighbour N and of its target T, so whether N is occupied, T free and T shared are a
-gather and a bit test per ray, whatever square each row landed on. (One pass over the batch,
-not one per landing square, because a landing square's share of a search's batch is a few
-hundred rows, too few to pay for the fixed cost of a numpy call.)
+How a batch is expanded (see :meth:`BatchEngine.expand`): positions are grouped by *landing
+square* L (the placement square or the move's destination). Within one group L is a
+constant, so the pop is a fixed set of rays (neighbour N, target T): whether N is occupied,
+T free and T shared are bit tests at constant squares, and the pushes are constant shifts.
+The results (lines, ringout, stuck) do not depend on L, so they are judged for the whole
+batch at once (:meth:`BatchEngine.judge`): a search's batch gives a landing square only a
+few hundred rows, too few to pay for the fixed cost of a numpy call each.
 
-Lines are judged once per batch, on whole boards: every line lies within three consecutive rows (cyclically
+Lines are found on whole boards: every line lies within three consecutive rows (cyclically
 on wrapping edges), so one look-up in a table over the bits of each window of three rows
 answers (one table for the whole board up to 18 squares); boards whose windows exceed 18
 bits use "pull-back" maps per line direction instead (the squares whose step lies in the
@@ -80,6 +79,7 @@ MOVER_WINS, MOVER_LOSES = 1, 2
 KEY2 = np.dtype([("hi", "<u8"), ("lo", "<u8")])  # a two-word key, ordered hi then lo
 KEY3 = np.dtype([("hi", "<u8"), ("mid", "<u8"), ("lo", "<u8")])  # 8x8 boards with many checkers
 KEY_SLICE = 1 << 15  # positions canonicalized at once
+JUDGE_SLICE = 1 << 14  # actions judged at once: the temporaries stay small enough to reuse
 
 
 def _bit(sq: int) -> np.uint64:
@@ -419,41 +419,24 @@ class BatchEngine:
         self.move_pairs = pairs
 
     def _build_pops(self) -> None:
-        """Pop tables indexed by landing square L, so that one pass pops a whole batch
-        whatever its landing squares (index n stands for "no square").
-
-        Per ray slot k, the bits of L's k-th pushing neighbour and of its target (0 where L
-        has fewer rays); per shared-target slot, the neighbours that push onto one target;
-        and the neighbours whose checkers fall off (none on blocked edges: they stay).
-        """
+        """Per landing square: falls, pushes (N, T) and groups of rays sharing a target."""
         geo, n = self.geo, self.n
-        rays, shared, falls = [], [], []
+        self.pop_tables = []
         for L in range(n):
-            fall = 0
+            fall_mask = 0
             pushes = []
             by_target: dict[int, int] = defaultdict(int)
             for ray in geo.pop_rays[L]:
                 if ray.target is None:
-                    fall |= 1 << ray.neighbour
+                    fall_mask |= 1 << ray.neighbour
                 else:
                     pushes.append((ray.neighbour, ray.target))
                     by_target[ray.target] |= 1 << ray.neighbour
-            rays.append(pushes)
-            shared.append([m for m in by_target.values() if m.bit_count() > 1])
-            falls.append(0 if self.rs.edge == "blocked" else fall)
-        self.ray_neighbour = np.zeros((max(map(len, rays)), n + 1), dtype=np.uint64)
-        self.ray_target = np.zeros_like(self.ray_neighbour)
-        for L, pushes in enumerate(rays):
-            for k, (nb, t) in enumerate(pushes):
-                self.ray_neighbour[k, L] = 1 << nb
-                self.ray_target[k, L] = 1 << t
-        self.shared_groups = np.zeros((max(map(len, shared)), n + 1), dtype=np.uint64)
-        for L, groups in enumerate(shared):
-            for g, mask in enumerate(groups):
-                self.shared_groups[g, L] = mask
-        self.fall_squares = np.array(falls + [0], dtype=np.uint64)
-        self.falls = any(falls)
-        self.square_bit = np.array([1 << sq for sq in range(n)] + [0], dtype=np.uint64)
+            shared = [np.uint64(m) for m in by_target.values() if m.bit_count() > 1]
+            push_mask = sum(1 << nb for nb, _ in pushes)
+            # "target free" pulls T's emptiness back to N; the image moves N's checker to T.
+            free_map = SquareMap({nb: t for nb, t in pushes})
+            self.pop_tables.append((np.uint64(fall_mask), np.uint64(push_mask), shared, free_map))
 
     def _build_lines(self) -> None:
         """Per line direction: pull-backs by one and two steps and the domain of starts."""
@@ -611,80 +594,92 @@ class BatchEngine:
                         if between:
                             ok &= (occ_s & between) == 0
                     parts[dst].append((sel[ok], src))
-        rows = [(idx, src, L) for L in range(n) for idx, src in parts[L]]
-        parent = np.concatenate([idx for idx, _, _ in rows]).astype(np.int64)
-        if not len(parent):
+        popped = [(L, self._pop(L, me, them, mb, tb, parts[L])) for L in range(n) if parts[L]]
+        popped = [(L, p) for L, p in popped if p is not None]
+        if not popped:
             e = np.zeros(0, dtype=np.int64)
             u = np.zeros(0, dtype=np.uint64)
             b = np.zeros(0, dtype=np.int8)
             return Expansion(e, b, b, u, u, b, b, b, np.zeros(0, dtype=bool))
-        sizes = [len(idx) for idx, _, _ in rows]
-        src = np.repeat(np.array([s for _, s, _ in rows], dtype=np.int8), sizes)
-        dst = np.repeat(np.array([L for _, _, L in rows], dtype=np.int8), sizes)
-        m, t, my_bin, their_bin = self.play(parent, src, dst, me, them, mb, tb)
+        parent, src, m, t, my_bin, their_bin = (
+            np.concatenate(cols) for cols in zip(*(p for _, p in popped), strict=True)
+        )
+        dst = np.repeat(
+            np.array([L for L, _ in popped], dtype=np.int8), [len(p[0]) for _, p in popped]
+        )
+        # Lines, ringout and stuck do not depend on the landing square: judged together.
         result, passed = self.judge(m, t, my_bin, their_bin)
         return Expansion(parent, src, dst, m, t, my_bin, their_bin, result, passed)
 
     def _land(self, L, me, them, mb, tb, parts):
-        """Land on square L for every (positions, source) part, pop, and judge: (parent,
-        src, dst, me, them, my bin, their bin, result, passed), or None with no row."""
+        """:meth:`_pop` and :meth:`judge` for one landing square: (parent, src, dst, me,
+        them, my bin, their bin, result, passed), or None when no part has a row."""
+        popped = self._pop(L, me, them, mb, tb, parts)
+        if popped is None:
+            return None
+        parent, src, m, t, my_bin, their_bin = popped
+        result, passed = self.judge(m, t, my_bin, their_bin)
+        dst = np.full(len(parent), L, dtype=np.int8)
+        return (parent, src, dst, m, t, my_bin, their_bin, result, passed)
+
+    def _pop(self, L, me, them, mb, tb, parts):
+        """Land on square L for every (positions, source) part and pop: (parent, src, me,
+        them, my bin, their bin) after the action, or None when no part has a row."""
+        rs = self.rs
         sizes = [len(idx) for idx, _ in parts]
-        if sum(sizes) == 0:
+        total = sum(sizes)
+        if total == 0:
             return None
         parent = np.concatenate([idx for idx, _ in parts]).astype(np.int64)
         src = np.repeat(np.array([s for _, s in parts], dtype=np.int8), sizes)
-        dst = np.full(len(parent), L, dtype=np.int8)
-        m, t, my_bin, their_bin = self.play(parent, src, dst, me, them, mb, tb)
-        result, passed = self.judge(m, t, my_bin, their_bin)
-        return (parent, src, dst, m, t, my_bin, their_bin, result, passed)
-
-    def play(self, parent, src, dst, me, them, mb, tb):
-        """Play action (src, dst) in position ``parent`` for every row, pop, and return
-        (me, them, my bin, their bin) after it, from the mover's side.
-
-        ``src`` is -1 for a placement. Every row may land on its own square: the pop's
-        squares come from tables indexed by the landing square, so a batch is one pass of
-        array operations, not one per landing square. The pop is decided on the snapshot
-        after landing and applied at once (RULES.md): a neighbour moves when its target is
-        empty and no other occupied neighbour shares that target.
-        """
-        at = dst.astype(np.intp)
-        lift = self.square_bit.take(np.where(src < 0, self.n, src).astype(np.intp))
-        m = me[parent] & ~lift | self.square_bit.take(at)
+        lbit = _bit(L)
+        # Lift the moved checker (a mask per part), put it on L.
+        lift = np.repeat(
+            np.array([0 if s < 0 else (1 << s) for _, s in parts], dtype=np.uint64), sizes
+        )
+        m = me[parent] & ~lift | lbit
         t = them[parent]
         my_bin = mb[parent] - (src < 0).astype(np.int8)
         their_bin = tb[parent].copy()
+
+        # Pop: decided on the snapshot, applied together.
+        fall_mask, push_mask, shared, free_map = self.pop_tables[L]
         snap = m | t
-        if self.falls:
-            fall = self.fall_squares.take(at)
-            my_fall, their_fall = m & fall, t & fall
-        neighbours = [row.take(at) for row in self.ray_neighbour]
-        targets = [row.take(at) for row in self.ray_target]
-        pushers = np.zeros_like(snap)
-        for nb, tg in zip(neighbours, targets, strict=True):
-            pushers |= np.where((snap & tg) == 0, snap & nb, ZERO)
-        for row in self.shared_groups:
-            group = row.take(at)
-            clash = np.bitwise_count(snap & group) > 1
-            pushers &= np.where(clash, ~group, ~ZERO)
-        mine, theirs = m & pushers, t & pushers
-        to_m, to_t = np.zeros_like(snap), np.zeros_like(snap)
-        for nb, tg in zip(neighbours, targets, strict=True):
-            to_m |= np.where((mine & nb) != 0, tg, ZERO)
-            to_t |= np.where((theirs & nb) != 0, tg, ZERO)
-        m = (m & ~pushers) | to_m
-        t = (t & ~pushers) | to_t
-        if self.falls:
-            if self.rs.edge == "reincarnation":
+        if fall_mask and rs.edge != "blocked":
+            my_fall, their_fall = m & fall_mask, t & fall_mask
+        else:
+            my_fall = their_fall = None
+        if push_mask:
+            pushers = snap & free_map.pull(~snap)  # occupied N whose target T is empty
+            for group in shared:
+                clash = np.bitwise_count(snap & group) > 1
+                pushers &= np.where(clash, ~group, ~ZERO)
+            mine = m & pushers
+            theirs = t & pushers
+            m = (m & ~pushers) | free_map.push(mine)
+            t = (t & ~pushers) | free_map.push(theirs)
+        if my_fall is not None:
+            if rs.edge == "reincarnation":
                 my_bin = my_bin + popcount(my_fall)
                 their_bin = their_bin + popcount(their_fall)
-            m &= ~fall
-            t &= ~fall
-        return m, t, my_bin, their_bin
+            m = m & ~my_fall
+            t = t & ~their_fall
+        return parent, src, m, t, my_bin, their_bin
 
     def judge(self, m, t, my_bin, their_bin):
         """(result relative to the mover, passed) of positions just played, given from the
         mover's side: lines, then ringout, then stuck (see RULES.md)."""
+        if len(m) > JUDGE_SLICE:
+            parts = [
+                self.judge(
+                    m[lo : lo + JUDGE_SLICE],
+                    t[lo : lo + JUDGE_SLICE],
+                    my_bin[lo : lo + JUDGE_SLICE],
+                    their_bin[lo : lo + JUDGE_SLICE],
+                )
+                for lo in range(0, len(m), JUDGE_SLICE)
+            ]
+            return tuple(np.concatenate(col) for col in zip(*parts, strict=True))
         rs = self.rs
         total = len(m)
         mine_line = self.has_line(m)

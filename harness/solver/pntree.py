@@ -158,7 +158,7 @@ class Tree:
         total = int(counts.sum())
         self._reserve(total)
         lo = self.n
-        rows = np.arange(lo, lo + total)
+        rows = slice(lo, lo + total)  # new rows are one run: slices, not index arrays
         kid0 = lo + np.cumsum(counts) - counts
         has = counts > 0
         self.kid0[parents[has]] = kid0[has]
@@ -174,7 +174,7 @@ class Tree:
         self.rank[rows] = 0
         self.seen[rows] = self.clock
         self.n = lo + total
-        return rows
+        return np.arange(lo, lo + total)
 
     # --- numbers up --------------------------------------------------------------------
 
