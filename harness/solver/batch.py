@@ -86,13 +86,9 @@ def _bit(sq: int) -> np.uint64:
     return np.uint64(1 << sq)
 
 
-def _shift(b: np.ndarray, d: int) -> np.ndarray:
-    """``b`` shifted so that bit s lands on bit s + d (d may be negative)."""
-    if d > 0:
-        return b << np.uint64(d)
-    if d < 0:
-        return b >> np.uint64(-d)
-    return b
+def _shifter(d: int):
+    """(ufunc, amount) that moves bit s to bit s + d."""
+    return (np.left_shift, np.uint64(d)) if d >= 0 else (np.right_shift, np.uint64(-d))
 
 
 class SquareMap:
@@ -112,23 +108,26 @@ class SquareMap:
         groups: dict[int, int] = defaultdict(int)
         for s, t in mapping.items():
             groups[t - s] |= 1 << s
-        # (offset, mask of sources) pairs, with the pulled masks precomputed.
+        # (offset, mask of sources) pairs, and the same as (shift, amount, mask) steps for
+        # pull and push, so that applying the map is a plain loop of numpy calls.
         self.push_groups = [(d, np.uint64(m)) for d, m in sorted(groups.items())]
         self.pull_groups = [(-d, np.uint64(m)) for d, m in sorted(groups.items())]
+        self._pull = [(*_shifter(d), m) for d, m in self.pull_groups]
+        self._push = [(*_shifter(d), m) for d, m in self.push_groups]
 
     def pull(self, b: np.ndarray) -> np.ndarray:
-        out = None
-        for d, mask in self.pull_groups:
-            part = _shift(b, d) & mask
-            out = part if out is None else out | part
-        return np.zeros_like(b) if out is None else out
+        out = np.zeros_like(b)
+        for shift, d, mask in self._pull:
+            part = shift(b, d)
+            part &= mask
+            out |= part
+        return out
 
     def push(self, b: np.ndarray) -> np.ndarray:
-        out = None
-        for d, mask in self.push_groups:
-            part = _shift(b & mask, d)
-            out = part if out is None else out | part
-        return np.zeros_like(b) if out is None else out
+        out = np.zeros_like(b)
+        for shift, d, mask in self._push:
+            out |= shift(b & mask, d)
+        return out
 
 
 class Permuter:
