@@ -97,7 +97,7 @@ SIDE_X, SIDE_O, WIN_NOW, CAN_AVOID = 1, 2, 4, 8
 NEW_SHIFT, TODO_SHIFT = 4, 6
 NEW, TODO = np.uint8(3 << NEW_SHIFT), np.uint8(3 << TODO_SHIFT)
 BATCH = 2048  # classes expanded at once: the expansion's temporaries stay a few MB
-UNPLAY_BATCH = 512  # decided classes un-played at once: ~70 proposals each, a few MB in all
+UNPLAY_BATCH = 1024  # decided classes un-played at once: ~70 proposals each, a few MB in all
 # Open classes re-expanded at once by a sweep: late in the game they have the most actions
 # (on 5x5 c4 torus a sweep's batch of 2048 peaked 16 MiB above the columns).
 SWEEP_BATCH = 1024
