@@ -108,12 +108,11 @@ class SquareMap:
         groups: dict[int, int] = defaultdict(int)
         for s, t in mapping.items():
             groups[t - s] |= 1 << s
-        # (offset, mask of sources) pairs, and the same as (shift, amount, mask) steps for
-        # pull and push, so that applying the map is a plain loop of numpy calls.
-        self.push_groups = [(d, np.uint64(m)) for d, m in sorted(groups.items())]
-        self.pull_groups = [(-d, np.uint64(m)) for d, m in sorted(groups.items())]
-        self._pull = [(*_shifter(d), m) for d, m in self.pull_groups]
-        self._push = [(*_shifter(d), m) for d, m in self.push_groups]
+        # One (shift, amount, mask of sources) step per offset, for pull and for push, so
+        # that applying the map is a plain loop of numpy calls.
+        steps = sorted(groups.items())
+        self._pull = [(*_shifter(-d), np.uint64(m)) for d, m in steps]
+        self._push = [(*_shifter(d), np.uint64(m)) for d, m in steps]
 
     def pull(self, b: np.ndarray) -> np.ndarray:
         out = np.zeros_like(b)
