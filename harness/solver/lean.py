@@ -85,6 +85,7 @@ from harness.solver.retrograde import (
     _peak_rss,
     _return_freed_memory,
     _trim,
+    own_mappings,
 )
 
 # 2-bit codes while solving; AVOID is "undecided, and a drawing action exists".
@@ -157,10 +158,11 @@ class Column:
         if self.folder is None:
             # In place (realloc, which moves big blocks by remapping pages): growing never
             # holds the old and the new array at once. The new part is zero.
-            if self.capacity == 0:
-                self.array = np.zeros(capacity, dtype=self.dtype)
-            else:
-                self.array.resize(capacity, refcheck=False)
+            with own_mappings():
+                if self.capacity == 0:
+                    self.array = np.zeros(capacity, dtype=self.dtype)
+                else:
+                    self.array.resize(capacity, refcheck=False)
         else:
             self.array = _map(self.path, self.dtype, capacity, self.capacity)
         self.capacity = capacity
@@ -170,7 +172,8 @@ class Column:
         array may be held: it is resized in place)."""
         capacity = max(capacity, 1)
         if self.folder is None and capacity < self.capacity:
-            self.array.resize(capacity, refcheck=False)
+            with own_mappings():
+                self.array.resize(capacity, refcheck=False)
             self.capacity = capacity
 
     def flush(self) -> None:
