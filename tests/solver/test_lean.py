@@ -313,6 +313,22 @@ def test_find_gives_each_query_its_row_in_any_order(seed):
     assert lean.find_sorted(keys[:0], q).tolist() == [-1] * len(q)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_grouped_successors_keep_every_key_its_group_and_bits(seed):
+    # The enumeration's counter is built from each successor's group: a wrong index or a
+    # lost colouring would give a wrong count, hence a wrong value.
+    rng = np.random.default_rng(seed)
+    keys = rng.integers(0, 40, size=300).astype(np.uint64) << np.uint64(50)
+    bits = rng.integers(1, 4, size=300).astype(np.uint8)
+    uk, ub, inv = lean._group(keys, bits)
+    assert uk.tolist() == sorted(set(keys.tolist()))
+    assert (uk[inv] == keys).all()
+    for k, b in zip(uk.tolist(), ub.tolist(), strict=True):
+        assert b == np.bitwise_or.reduce(bits[keys == k])
+    empty = lean._group(keys[:0], bits[:0])
+    assert [len(a) for a in empty] == [0, 0, 0]
+
+
 def test_without_a_terminal_long_phases_print_where_they_are(monkeypatch, capsys):
     # The status lines come at most once a minute; with no wait at all, every piece of a
     # level and of a ply says where the solve is, on stderr.
