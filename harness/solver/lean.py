@@ -949,9 +949,10 @@ def _take_frontier(store: KeyStore, after, limit: int):
     return keys[rows], todo, first
 
 
-def _group(keys: np.ndarray, bits: np.ndarray):
-    """Distinct keys, each with the OR of its bits, and each key's index among them: by one
-    argsort, for a batch's successors (:func:`_reduce` sorts in place, leaner on big arrays).
+def _group(keys: np.ndarray, bits: np.ndarray | None = None):
+    """Distinct keys, each with the OR of its bits (None without ``bits``), and each key's
+    index among them: by one argsort, for a batch's successors (:func:`_reduce` sorts in
+    place, leaner on big arrays).
 
     >>> _group(np.array([7, 2, 7], dtype=np.uint64), np.array([1, 1, 2], dtype=np.uint8))
     (array([2, 7], dtype=uint64), array([1, 3], dtype=uint8), array([1, 0, 1]))
@@ -963,6 +964,8 @@ def _group(keys: np.ndarray, bits: np.ndarray):
     starts = np.flatnonzero(first)
     inv = np.empty(len(k), dtype=np.int64)
     inv[order] = np.cumsum(first) - 1
+    if bits is None:
+        return k[starts], None, inv
     if not len(k):
         return k, bits[:0].astype(np.uint8), inv
     return k[starts], np.bitwise_or.reduceat(bits[order], starts).astype(np.uint8), inv
@@ -985,12 +988,8 @@ def _reduce(keys: np.ndarray, bits: np.ndarray):
         starts = np.flatnonzero(first)
         del first
         return v[starts], np.bitwise_or.reduceat(b, starts).astype(np.uint8)
-    order = np.argsort(keys)
-    k, b = keys[order], bits[order]
-    first = np.ones(len(k), dtype=bool)
-    first[1:] = k[1:] != k[:-1]
-    starts = np.flatnonzero(first)
-    return k[starts], np.bitwise_or.reduceat(b, starts).astype(np.uint8)
+    uk, ub, _ = _group(keys, bits)
+    return uk, ub
 
 
 def retrograde(
@@ -1146,7 +1145,7 @@ def _sweep(eng: BatchEngine, store: KeyStore, values: np.ndarray, k: int, runner
         for plo, phi, (prow, ckeys, same) in runner.successors(eng, keys, rows):
             part = rows[plo:phi].astype(np.int64)
             # Look up each distinct successor once, in key order.
-            uk, _, inv = _group(ckeys, np.zeros(len(ckeys), dtype=np.uint8))
+            uk, _, inv = _group(ckeys)
             cidx = store.find(uk)[inv]
             if (cidx < 0).any():
                 raise AssertionError(f"{rs.id}: a successor the enumeration did not reach")
