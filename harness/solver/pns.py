@@ -10,7 +10,14 @@ immediate wins (an attacker action that wins at once proves its node without loo
 further) and the forced replies (a defender reply that wins or draws at once disproves its
 node; so does a reply that leaves the attacker without an action, which format-1
 certificates cannot express, as in :mod:`harness.solver.proof`) are found for all of them
-at once.
+at once. Two kinds of leaf are decided without children: a leaf with one ply left (its
+children would have none) and a defender's leaf with two: every reply's position is
+expanded in the same iteration and the leaf is proven (rank 2) exactly when each leaves
+the attacker an immediate win. Those replies are nodes, counted as the depth-first search
+counts its one-ply questions; the likeliest refutation (the reply that leaves the attacker
+the fewest threats) is expanded first and the others only where it did not refute, as the
+depth-first search stops at the first refuting reply. On 6x6 c8 torus this cut the time
+to the 9-ply proof by more than half.
 
 Move ordering from threats: a new node's proof and disproof numbers start from the threats
 on its board (two of a player's checkers in a line whose third square is empty): a defender
@@ -59,7 +66,7 @@ from harness.atomic import atomic_file
 from harness.rules.geometry import geometry
 from harness.rules.position import PLAYERS, Position
 from harness.rules.ruleset import Ruleset
-from harness.solver.batch import DRAW, O_WINS, X_WINS, SquareMap, States, engine
+from harness.solver.batch import DRAW, MOVER_WINS, O_WINS, X_WINS, SquareMap, States, engine
 from harness.solver.pntree import INF, Tree
 from harness.solver.proof import (
     Act,
@@ -309,7 +316,9 @@ class PNSearch:
             if node_limit is not None:
                 if self.nodes >= node_limit:
                     raise BudgetExhausted(f"node budget of {self.max_nodes:,} spent")
-                k = min(k, node_limit - self.nodes)  # the budget is exact
+                # At most the leaves the budget has left; their settled replies (nodes
+                # too) can take the last iteration past it.
+                k = min(k, node_limit - self.nodes)
             now = time.monotonic()
             if deadline is not None and now >= deadline:
                 raise BudgetExhausted(f"time budget of {self.max_seconds:g} s spent")
@@ -392,7 +401,10 @@ class PNSearch:
         won = attacker_leaf & any_win
         lost = ~attacker_leaf & (np.bincount(rp[bad], minlength=m) > 0)
         closed = won | lost
-        rows = np.flatnonzero(cont & ~closed[rp])
+        # A leaf with one ply left needs no children: its value is known now (a child
+        # would have no plies left, and be disproven for this bound).
+        deep = t.rem[leaves] > 1
+        rows = np.flatnonzero(cont & ~closed[rp] & deep[rp])
         cx, co = self.canon.images(nxt.x[rows], nxt.o[rows])
         xb, ob, turn, par = nxt.xb[rows], nxt.ob[rows], nxt.turn[rows], rp[rows]
         # One child per distinct canonical position, from its first action.
@@ -405,6 +417,18 @@ class PNSearch:
             ob[keep],
             turn[keep],
             par[keep],
+        )
+        # The defender's leaves with two plies left are decided here, without children.
+        settled = self._settle_last_replies(leaves, attacker_leaf, par, cx, co, xb, ob, turn)
+        left = ~settled[par]
+        rows, cx, co, xb, ob, turn, par = (
+            rows[left],
+            cx[left],
+            co[left],
+            xb[left],
+            ob[left],
+            turn[left],
+            par[left],
         )
         counts = np.bincount(par, minlength=m)
         self.generated += len(rows)
@@ -431,9 +455,10 @@ class PNSearch:
         )
         last = kids[t.rem[kids] <= 0]  # no plies left: disproven for this bound
         t.pn[last], t.dn[last] = INF, 0
-        empty = ~closed & (counts == 0)
+        going = np.bincount(rp[cont], minlength=m) > 0
+        empty = ~closed & ~going
         proven_now = won | (empty & ~attacker_leaf)
-        disproven_now = lost | (empty & attacker_leaf)
+        disproven_now = lost | (empty & attacker_leaf) | (~closed & going & ~deep)
         t.pn[leaves[proven_now]], t.dn[leaves[proven_now]] = 0, INF
         t.rank[leaves[proven_now]] = 1
         t.pn[leaves[disproven_now]], t.dn[leaves[disproven_now]] = INF, 0
@@ -444,6 +469,47 @@ class PNSearch:
         act_of = {j: (src[n], dst[n]) for n, j in enumerate(lead.tolist())}
         idx = np.flatnonzero(proven_now)
         self._record(leaves[idx], [act_of.get(j) for j in idx.tolist()], leaves[disproven_now])
+
+    def _settle_last_replies(self, leaves, attacker_leaf, par, cx, co, xb, ob, turn):
+        """The defender's leaves with two plies left, decided at once: proven (rank 2) when
+        every reply leaves the attacker an immediate win, else disproven for this bound.
+
+        The replies' positions are expanded in the batch engine, counted as nodes: first,
+        per leaf, the reply that leaves the attacker the fewest threats (the likeliest
+        refutation), then the other replies of the leaves it did not refute. Returns which
+        leaves were settled."""
+        t = self.tree
+        m = len(leaves)
+        # Closed leaves (decided by their own actions) and those without a reply that goes
+        # on have no rows here: the caller decides them.
+        last = ~attacker_leaf & (t.rem[leaves] == 2) & (np.bincount(par, minlength=m) > 0)
+        if not last.any():
+            return np.zeros(m, dtype=bool)
+        sub = np.flatnonzero(last[par])
+        ta, _ = self._threats(cx[sub], co[sub], self.a)
+        order = np.lexsort((ta, par[sub]))
+        firsts = np.ones(len(sub), dtype=bool)
+        firsts[1:] = par[sub][order][1:] != par[sub][order][:-1]
+        pick = np.zeros(len(sub), dtype=bool)
+        pick[order[firsts]] = True
+        failed = np.zeros(m, dtype=bool)
+        for phase in (sub[pick], sub[~pick]):
+            phase = phase[~failed[par[phase]]]
+            if not len(phase):
+                continue
+            me, them, mb, tb = States(
+                cx[phase], co[phase], xb[phase], ob[phase], turn[phase]
+            ).mover_view()
+            ex = self.eng.expand(me, them, mb, tb)
+            self.nodes += len(phase)
+            won = np.bincount(ex.parent[ex.result == MOVER_WINS], minlength=len(phase)) > 0
+            failed |= np.bincount(par[phase][~won], minlength=m) > 0
+        proven, disproven = last & ~failed, last & failed
+        t.pn[leaves[proven]], t.dn[leaves[proven]] = 0, INF
+        t.rank[leaves[proven]] = 2
+        t.pn[leaves[disproven]], t.dn[leaves[disproven]] = INF, 0
+        self._record(leaves[proven], [None] * int(proven.sum()), leaves[disproven])
+        return last
 
     def _record(self, proven: np.ndarray, acts: list, disproven: np.ndarray) -> None:
         """Keep solved nodes in the table: the least rank of a proof, the largest bound of

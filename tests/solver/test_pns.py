@@ -92,6 +92,29 @@ def test_same_winner_as_the_depth_first_search(rs, attacker, plies, winner):
         assert dfs.plies <= got.plies <= plies  # a proof, not always the shortest
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_shallow_bounds_agree_with_the_depth_first_search_position_by_position(seed):
+    # Bounds of one to four plies reach the leaves decided without children: those with one
+    # ply left and the defender's with two (every reply expanded in the same iteration).
+    # The roots are chosen so that the defender moves with an even number of plies left,
+    # where both searches read a bound the same way.
+    rng = random.Random(seed)
+    rs = random_ruleset(rng)
+    dfs = ProofSearch(rs)
+    lines = geometry(rs).lines
+    seen = set()
+    while len(seen) < 40:
+        s = dfs.canon.image(state_of(random_position(rng, rs)))[0]
+        if any(b & ln.mask == ln.mask for b in s[:2] for ln in lines) or s in seen:
+            continue  # the game is over on this board, or it was asked already
+        seen.add(s)
+        a = rng.randrange(2)
+        plies = rng.choice((1, 3) if s[4] == a else (2, 4))
+        got = PNSearch(rs, a, max_plies=plies, root=s).prove(deepen=False)
+        want = dfs.win(s, plies, a)
+        assert (got.winner is not None) == want, (rs.id, s, a, plies)
+
+
 def check_search_certificate(search: PNSearch, winner: str, out) -> None:
     """Build the certificate of a finished search on DEFAULT and have the checker accept it."""
     strategy = Strategy.build(search.as_proof_search(), 0)
