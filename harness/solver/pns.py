@@ -255,6 +255,7 @@ class PNSearch:
         self.bound = 0
         self.threats = LineThreats(geometry(rs).lines)
         self._next_line = 0.0
+        self._node_limit: int | None = None
 
     def _lookup(self, s: State, rem: int) -> tuple[int, int, int] | None:
         """(pn, dn, rank) of a solved state from the table, or None."""
@@ -304,6 +305,7 @@ class PNSearch:
         """One proof-number search of the root within ``bound`` plies."""
         self.tree = Tree(self.a)
         self.bound = bound
+        self._node_limit = node_limit
         if self._lookup(self.root_state, bound) is not None:
             return
         t = self.tree
@@ -316,9 +318,7 @@ class PNSearch:
             if node_limit is not None:
                 if self.nodes >= node_limit:
                     raise BudgetExhausted(f"node budget of {self.max_nodes:,} spent")
-                # At most the leaves the budget has left; their settled replies (nodes
-                # too) can take the last iteration past it.
-                k = min(k, node_limit - self.nodes)
+                k = min(k, node_limit - self.nodes)  # the budget is exact (and _settle)
             now = time.monotonic()
             if deadline is not None and now >= deadline:
                 raise BudgetExhausted(f"time budget of {self.max_seconds:g} s spent")
@@ -486,6 +486,9 @@ class PNSearch:
         if not last.any():
             return np.zeros(m, dtype=bool)
         sub = np.flatnonzero(last[par])
+        if self._node_limit is not None and self.nodes + len(sub) > self._node_limit:
+            # The replies are nodes: with too few left, these leaves get children instead.
+            return np.zeros(m, dtype=bool)
         ta, _ = self._threats(cx[sub], co[sub], self.a)
         order = np.lexsort((ta, par[sub]))
         firsts = np.ones(len(sub), dtype=bool)

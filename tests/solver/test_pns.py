@@ -154,6 +154,16 @@ def test_node_budget_raises_and_the_table_resumes(tmp_path):
         PNSearch(DEFAULT, 0).load(tmp_path / "bad.npz")
 
 
+@pytest.mark.parametrize("budget", [1, 37, 500, 5000])
+def test_the_node_budget_is_exact_with_the_settled_replies(budget):
+    # The 5x5 proof takes about 9,000 nodes, many of them replies settled in batches.
+    rs = Ruleset.from_id("pop1-5x5-c8-torus-continue-binempty-king-nozero-nojump")
+    search = PNSearch(rs, 0, max_plies=9, max_nodes=budget)
+    with pytest.raises(BudgetExhausted, match="node budget"):
+        search.prove()
+    assert search.nodes == budget
+
+
 def test_time_budget_raises():
     with pytest.raises(BudgetExhausted, match="time budget"):
         PNSearch(
