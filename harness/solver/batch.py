@@ -155,6 +155,22 @@ class Permuter:
         return out
 
 
+def _in_slices(fn, size: int, *cols):
+    """``fn`` over equal-length columns (None passes through) ``size`` rows at a time, the
+    results joined: one array, or a tuple of arrays when ``fn`` returns a tuple.
+
+    >>> _in_slices(lambda a, b: a + b, 2, np.arange(5), np.ones(5, int)).tolist()
+    [1, 2, 3, 4, 5]
+    """
+    parts = [
+        fn(*(None if c is None else c[lo : lo + size] for c in cols))
+        for lo in range(0, len(cols[0]), size)
+    ]
+    if isinstance(parts[0], tuple):
+        return tuple(np.concatenate(col) for col in zip(*parts, strict=True))
+    return np.concatenate(parts)
+
+
 def popcount(b: np.ndarray) -> np.ndarray:
     return np.bitwise_count(b).astype(np.int8)
 
@@ -668,16 +684,7 @@ class BatchEngine:
         """(result relative to the mover, passed) of positions just played, given from the
         mover's side: lines, then ringout, then stuck (see RULES.md)."""
         if len(m) > JUDGE_SLICE:
-            parts = [
-                self.judge(
-                    m[lo : lo + JUDGE_SLICE],
-                    t[lo : lo + JUDGE_SLICE],
-                    my_bin[lo : lo + JUDGE_SLICE],
-                    their_bin[lo : lo + JUDGE_SLICE],
-                )
-                for lo in range(0, len(m), JUDGE_SLICE)
-            ]
-            return tuple(np.concatenate(col) for col in zip(*parts, strict=True))
+            return _in_slices(self.judge, JUDGE_SLICE, m, t, my_bin, their_bin)
         rs = self.rs
         total = len(m)
         mine_line = self.has_line(m)
@@ -760,15 +767,7 @@ class BatchEngine:
         """
         total = len(a)
         if total > KEY_SLICE:
-            parts = []
-            for lo in range(0, total, KEY_SLICE):
-                sl = slice(lo, lo + KEY_SLICE)
-                parts.append(
-                    self._canonical(
-                        a[sl], b[sl], abin[sl], bbin[sl], None if extra is None else extra[sl]
-                    )
-                )
-            return np.concatenate(parts)
+            return _in_slices(self._canonical, KEY_SLICE, a, b, abin, bbin, extra)
         best = None
         for ia, ib in zip(self.images(a), self.images(b), strict=True):
             words = self._words(ia, ib, abin, bbin, extra)

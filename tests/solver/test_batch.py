@@ -9,6 +9,7 @@ import pytest
 
 from harness.rules import Action, Position, Ruleset, legal_actions, play_unchecked
 from harness.rules.symmetry import canonical, symmetries
+from harness.solver import batch
 from harness.solver.batch import BatchEngine, States, engine
 from harness.solver.sample import every_field_rulesets, random_position, random_ruleset
 
@@ -124,6 +125,29 @@ def test_keys_are_canonical(rid):
         assert all(k == key for k in image_keys)
         assert by_canon.setdefault(canon, key) == key
     assert len(set(map(str, by_canon.values()))) == len(by_canon)
+
+
+@pytest.mark.parametrize(
+    "rid",
+    [
+        "pop1-5x5-c4-torus-continue-binempty-king-nozero-nojump",  # one key word
+        "pop1-6x6-c8-reincarnation-continue-binempty-king-nozero-nojump",  # two words
+    ],
+)
+def test_slices_give_what_one_pass_gives(rid, monkeypatch):
+    # Keys and judging run in slices of a batch; slices of a few rows (and a last, shorter
+    # one) must give what one pass over the whole batch gives.
+    rs = Ruleset.from_id(rid)
+    rng = random.Random(8)
+    eng = engine(rs)
+    st = States.from_positions([random_position(rng, rs) for _ in range(101)])
+    ex = eng.expand(*st.mover_view())
+    keys, judged = eng.keys(st), eng.judge(ex.me, ex.them, ex.mb, ex.tb)
+    monkeypatch.setattr(batch, "KEY_SLICE", 7)
+    monkeypatch.setattr(batch, "JUDGE_SLICE", 13)
+    assert eng.keys(st).tolist() == keys.tolist()
+    for got, want in zip(eng.judge(ex.me, ex.them, ex.mb, ex.tb), judged, strict=True):
+        assert got.tolist() == want.tolist()
 
 
 def test_class_keys_identify_colour_swaps():
