@@ -48,6 +48,7 @@ more than 7 checkers), compared word by word.
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache
@@ -263,14 +264,19 @@ class Expansion:
     def __len__(self) -> int:
         return len(self.parent)
 
-    def child_view(self):
-        """(me, them, mb, tb) of each non-terminal child from the side of its player to move."""
-        keep_side = self.passed
+    def child_view(self, rows: np.ndarray | None = None):
+        """(me, them, mb, tb) of each child (of ``rows`` only, when given) from the side of
+        its player to move."""
+        if rows is None:
+            keep_side, me, them, mb, tb = self.passed, self.me, self.them, self.mb, self.tb
+        else:
+            keep_side, me, them = self.passed[rows], self.me[rows], self.them[rows]
+            mb, tb = self.mb[rows], self.tb[rows]
         return (
-            np.where(keep_side, self.me, self.them),
-            np.where(keep_side, self.them, self.me),
-            np.where(keep_side, self.mb, self.tb),
-            np.where(keep_side, self.tb, self.mb),
+            np.where(keep_side, me, them),
+            np.where(keep_side, them, me),
+            np.where(keep_side, mb, tb),
+            np.where(keep_side, tb, mb),
         )
 
 
@@ -608,19 +614,32 @@ class BatchEngine:
                         if between:
                             ok &= (occ_s & between) == 0
                     parts[dst].append((sel[ok], src))
-        popped = [(L, self._pop(L, me, them, mb, tb, parts[L])) for L in range(n) if parts[L]]
-        popped = [(L, p) for L, p in popped if p is not None]
-        if not popped:
-            e = np.zeros(0, dtype=np.int64)
-            u = np.zeros(0, dtype=np.uint64)
-            b = np.zeros(0, dtype=np.int8)
-            return Expansion(e, b, b, u, u, b, b, b, np.zeros(0, dtype=bool))
-        parent, src, m, t, my_bin, their_bin = (
-            np.concatenate(cols) for cols in zip(*(p for _, p in popped), strict=True)
+        # Each landing square's rows go straight into columns sized for all of them: the
+        # peak is the columns and one square's temporaries, not every square's rows twice
+        # (as a concatenation of the squares' parts would hold them).
+        total = sum(len(idx) for part in parts for idx, _ in part)
+        cols = (
+            np.empty(total, dtype=np.int64),  # parent
+            np.empty(total, dtype=np.int8),  # src
+            np.empty(total, dtype=np.uint64),  # me
+            np.empty(total, dtype=np.uint64),  # them
+            np.empty(total, dtype=np.int8),  # my bin
+            np.empty(total, dtype=np.int8),  # their bin
         )
-        dst = np.repeat(
-            np.array([L for L, _ in popped], dtype=np.int8), [len(p[0]) for _, p in popped]
-        )
+        dst = np.empty(total, dtype=np.int8)
+        at = 0
+        for L in range(n):
+            popped = self._pop(L, me, them, mb, tb, parts[L]) if parts[L] else None
+            parts[L] = []  # its positions are no longer needed
+            if popped is None:
+                continue
+            end = at + len(popped[0])
+            for col, part in zip(cols, popped, strict=True):
+                col[at:end] = part
+            dst[at:end] = L
+            at = end
+        del popped
+        parent, src, m, t, my_bin, their_bin = cols
         # Lines, ringout and stuck do not depend on the landing square: judged together.
         result, passed = self.judge(m, t, my_bin, their_bin)
         return Expansion(parent, src, dst, m, t, my_bin, their_bin, result, passed)
@@ -769,7 +788,10 @@ class BatchEngine:
         if total > KEY_SLICE:
             return _in_slices(self._canonical, KEY_SLICE, a, b, abin, bbin, extra)
         best = None
-        for ia, ib in zip(self.images(a), self.images(b), strict=True):
+        # One symmetric image of both boards at a time: the slice's temporaries are a few
+        # columns, not sixteen.
+        pairs = itertools.chain([(a, b)], ((p(a), p(b)) for p in self.permuters))
+        for ia, ib in pairs:
             words = self._words(ia, ib, abin, bbin, extra)
             if best is None:
                 best = words
@@ -800,6 +822,13 @@ class BatchEngine:
         same from the mover's side, so they share a key.
         """
         return self._canonical(me, them, mb, tb)
+
+    def child_keys(self, ex: Expansion, rows: np.ndarray) -> np.ndarray:
+        """:meth:`class_keys` of the children ``rows`` of ``ex``, :data:`KEY_SLICE` at a
+        time: no copy of the children's columns is made at full length."""
+        if not len(rows):
+            return self.class_keys(*ex.child_view(rows))
+        return _in_slices(lambda r: self.class_keys(*ex.child_view(r)), KEY_SLICE, rows)
 
     def unpack_class(self, keys: np.ndarray):
         """(me, them, mb, tb) of class keys (the canonical representative)."""

@@ -68,6 +68,7 @@ from harness.rules.position import Position
 from harness.rules.ruleset import Ruleset
 from harness.solver.batch import (
     DRAW,
+    KEY_SLICE,
     MOVER_WINS,
     NONE,
     BatchEngine,
@@ -103,9 +104,11 @@ BATCH = 2048  # classes expanded at once: the expansion's temporaries stay a few
 # torus the solve took about 32 CPU s with 8,192, 39 with 2,048; 16,384 peaked 9 MB higher.
 EXPAND_RANGE = 4 * BATCH
 UNPLAY_BATCH = 1024  # decided classes un-played at once: ~70 proposals each, a few MB in all
-# Open classes re-expanded at once by a sweep: late in the game they have the most actions
-# (on 5x5 c4 torus a sweep's batch of 2048 peaked 16 MiB above the columns).
-SWEEP_BATCH = 1024
+# Open classes re-expanded at once by a sweep: late in the game they have the most actions.
+# 2,048 re-expand at 4.1 us a class against 5.7 at 1,024 (5x5 c4 torus), and since the
+# expansion's columns are sized once and its keys made a slice at a time, a sweep of 2,048
+# stays below the un-playing's peak.
+SWEEP_BATCH = 2048
 MERGE_CHUNK = 1 << 16
 # Classes a level or a ply is taken from the store in, one piece at a time. Small pieces
 # help: a class reached again at its own level, with its other colouring, by a class taken
@@ -280,8 +283,11 @@ def find_sorted(keys: np.ndarray, q: np.ndarray) -> np.ndarray:
         idx = np.empty(len(q), dtype=np.int64)
         idx[order] = find_sorted(keys, q[order])
         return idx
-    safe = np.minimum(np.searchsorted(keys, q), n - 1)
-    return np.where(keys[safe] == q, safe, -1).astype(np.int64)
+    # In place: a query's temporaries are its position and one comparison.
+    at = np.searchsorted(keys, q).astype(np.int64, copy=False)
+    np.minimum(at, n - 1, out=at)
+    at[keys[at] != q] = -1
+    return at
 
 
 class KeyStore:
@@ -415,8 +421,43 @@ class Unplayer:
         board ``ma``, bin ``mba``; O: ``oa``, ``oba``), with ``passed`` what the forward play
         must report. Returns (row, M, O, M's bin, O's bin) of every (parent, action) found;
         a parent with several actions to the same after-state appears once per action."""
+        return self._joined(self._by_square(ma, oa, mba, oba, passed), 5)
+
+    def parent_keys(self, ma, oa, mba, oba, passed: bool):
+        """:meth:`parents` as (row as ``int32``, the parent's class key): the boards of a
+        few landing squares at a time (:data:`KEY_SLICE` parents) become keys, so no
+        batch-long column of parent boards is held."""
+        return self._joined(self._keyed(self._by_square(ma, oa, mba, oba, passed)), 2)
+
+    def _keyed(self, squares):
+        held: list = []
+        size = 0
+        for part in squares:
+            held.append(part)
+            size += len(part[0])
+            if size >= KEY_SLICE:
+                yield self._key_parts(held)
+                held, size = [], 0
+        if held:
+            yield self._key_parts(held)
+
+    def _key_parts(self, held: list):
+        o, *boards = (np.concatenate(col) for col in zip(*held, strict=True))
+        return o.astype(np.int32), self.eng.class_keys(*boards)
+
+    @staticmethod
+    def _joined(parts, width: int):
+        parts = list(parts)
+        if not parts:
+            e = np.zeros(0, dtype=np.int64)
+            u = np.zeros(0, dtype=np.uint64)
+            b = np.zeros(0, dtype=np.int8)
+            return (e, u, u, b, b)[:width]
+        return tuple(np.concatenate(col) for col in zip(*parts, strict=True))
+
+    def _by_square(self, ma, oa, mba, oba, passed: bool):
+        """:meth:`parents`, one landing square's (row, M, O, M's bin, O's bin) at a time."""
         eng, rs = self.eng, self.rs
-        out = []
         for L in range(self.n):
             lbit = np.uint64(1 << L)
             rows = np.flatnonzero((ma & lbit) != 0)
@@ -522,13 +563,7 @@ class Unplayer:
                 & (their_bin == oba[o])
             )
             g = prow[good]
-            out.append((orig[g], PM[g], PO[g], PMb[g], POb[g]))
-        if not out:
-            e = np.zeros(0, dtype=np.int64)
-            u = np.zeros(0, dtype=np.uint64)
-            b = np.zeros(0, dtype=np.int8)
-            return e, u, u, b, b
-        return tuple(np.concatenate(col) for col in zip(*out, strict=True))
+            yield orig[g], PM[g], PO[g], PMb[g], POb[g]
 
 
 # --- the solve ------------------------------------------------------------------------------------
@@ -663,10 +698,14 @@ def expand_batch(eng: BatchEngine, keys: np.ndarray, bits: np.ndarray, first: np
     ex = eng.expand(me, them, mb, tb)
     res = ex.result
     live = np.flatnonzero(res == NONE)
-    cm, ct, cmb, ctb = (a[live] for a in ex.child_view())
-    ck = eng.class_keys(cm, ct, cmb, ctb)
+    ck = eng.child_keys(ex, live)
     par = ex.parent[live]
     same = ex.passed[live]
+    if first.any():
+        win = np.bincount(ex.parent[res == MOVER_WINS], minlength=k) > 0
+        draw = np.bincount(ex.parent[res == DRAW], minlength=k) > 0
+        actions = np.bincount(ex.parent, minlength=k)
+    del ex, res, live  # the children's boards: the largest columns of the batch
     # Colourings reached: a pass keeps the mover, any other action hands over.
     pb = bits[par]
     swapped = ((pb & SIDE_X) << 1) | ((pb & SIDE_O) >> 1)
@@ -675,9 +714,6 @@ def expand_batch(eng: BatchEngine, keys: np.ndarray, bits: np.ndarray, first: np
     flag = np.zeros(k, dtype=np.uint8)
     count = np.zeros(k, dtype=np.int64)
     if first.any():
-        win = np.bincount(ex.parent[res == MOVER_WINS], minlength=k) > 0
-        draw = np.bincount(ex.parent[res == DRAW], minlength=k) > 0
-        actions = np.bincount(ex.parent, minlength=k)
         # Distinct (child, same) per parent: the retrograde counter.
         code = (par.astype(np.int64) << 33) | (inv.astype(np.int64) << 1) | same
         code = _distinct(code)
@@ -714,19 +750,16 @@ def unplay_batch(eng: BatchEngine, unplayer: Unplayer, keys: np.ndarray):
     ``keys``, the parent's class key, and whether the action was a pass (the parent's mover
     is the child's)."""
     me, them, mb, tb = eng.unpack_class(keys)
-    rows, PM, PO, PMb, POb = unplayer.parents(them, me, tb, mb, passed=False)
+    rows, pkeys = unplayer.parent_keys(them, me, tb, mb, passed=False)
     same = np.zeros(len(rows), dtype=bool)
     if eng.rs.stuck == "continue":
         stuck = np.flatnonzero(~eng.has_action(them, me, tb))
         if len(stuck):
-            r2, *p2 = unplayer.parents(me[stuck], them[stuck], mb[stuck], tb[stuck], passed=True)
+            r2, k2 = unplayer.parent_keys(me[stuck], them[stuck], mb[stuck], tb[stuck], passed=True)
             rows = np.concatenate([rows, stuck[r2]])
-            PM, PO = np.concatenate([PM, p2[0]]), np.concatenate([PO, p2[1]])
-            PMb, POb = np.concatenate([PMb, p2[2]]), np.concatenate([POb, p2[3]])
+            pkeys = np.concatenate([pkeys, k2])
             same = np.concatenate([same, np.ones(len(r2), dtype=bool)])
-    if not len(rows):
-        return rows.astype(np.int64), np.zeros(0, dtype=np.uint64), same
-    return rows.astype(np.int64), eng.class_keys(PM, PO, PMb, POb), same
+    return rows.astype(np.int64, copy=False), pkeys, same
 
 
 def unplay_range(eng: BatchEngine, unplayer: Unplayer, keys: np.ndarray):
@@ -756,8 +789,7 @@ def successors_batch(eng: BatchEngine, keys: np.ndarray):
     me, them, mb, tb = eng.unpack_class(keys)
     ex = eng.expand(me, them, mb, tb)
     live = np.flatnonzero(ex.result == NONE)
-    cm, ct, cmb, ctb = (a[live] for a in ex.child_view())
-    return ex.parent[live].astype(np.int64), eng.class_keys(cm, ct, cmb, ctb), ex.passed[live]
+    return ex.parent[live].astype(np.int64), eng.child_keys(ex, live), ex.passed[live]
 
 
 def successors_range(eng: BatchEngine, keys: np.ndarray):

@@ -701,8 +701,7 @@ def enumerate_graph(
             )
             live = np.flatnonzero(res == 0)
             if len(live):
-                cm, ct, cmb, ctb = (a[live] for a in ex.child_view())
-                child_keys = eng.class_keys(cm, ct, cmb, ctb)
+                child_keys = eng.child_keys(ex, live)
                 if budget is not None:
                     grow = index.growth_bytes(len(child_keys))
                     if grow:

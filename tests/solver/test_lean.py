@@ -174,6 +174,28 @@ def test_unplay_finds_every_true_parent():
     assert checked > 500
 
 
+def test_parent_keys_are_the_class_keys_of_the_parents(monkeypatch):
+    """parent_keys keys the parents of a few landing squares at a time; in flushes of a
+    few rows it must give every (row, parent) of :meth:`Unplayer.parents`, keyed."""
+    rs = Ruleset.from_id("pop1-4x4-c5-reincarnation-continue-binempty-king-nozero-nojump")
+    rng = random.Random(11)
+    eng = engine(rs)
+    un = lean.Unplayer(eng)
+    states = States.from_positions([random_position(rng, rs) for _ in range(40)])
+    ex = eng.expand(*states.mover_view())
+    live = np.flatnonzero(ex.result == NONE)
+    after = (ex.me[live], ex.them[live], ex.mb[live], ex.tb[live])
+    rows, PM, PO, PMb, POb = un.parents(*after, passed=False)
+    assert len(rows) > 100
+    want = sorted(zip(rows.tolist(), eng.class_keys(PM, PO, PMb, POb).tolist(), strict=True))
+    # Flushed square by square, and once with a remainder left for the end.
+    for held in (23, len(rows) // 2 + 1):
+        monkeypatch.setattr(lean, "KEY_SLICE", held)
+        got_rows, got_keys = un.parent_keys(*after, passed=False)
+        assert got_rows.dtype == np.int32
+        assert sorted(zip(got_rows.tolist(), got_keys.tolist(), strict=True)) == want
+
+
 def test_out_of_core_same_answers_and_markers(tmp_path):
     rs = Ruleset.from_id(RULESETS[1])
     work = tmp_path / "work"
