@@ -384,25 +384,30 @@ def bench_lean(rids: list[str], workdir: Path | None) -> list[dict]:
     return rows
 
 
-def bench_scaling(rids: list[str]) -> list[dict]:
-    """The lean solver alone on bigger rulesets (``--lean-scale``): how it scales."""
+def bench_scaling(rids: list[str], against: bool = False) -> list[dict]:
+    """The lean solver on bigger rulesets (``--lean-scale``): how it scales; with
+    ``against`` (``--scale-retrograde``) today's retrograde solver on them too, in turn."""
     print("\n## Lean solver scaling (in memory; the rows above are its small end)\n")
     print(
-        "| ruleset | classes | value | plies | CPU s | wall s | classes/CPU s | peak MiB "
-        "| bytes/class |"
+        "| ruleset | solver | classes | value | plies | CPU s | wall s | classes/CPU s "
+        "| ratio | peak MiB | bytes/class |"
     )
-    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     rows = []
     for rid in rids:
-        r = solve_with(rid, "lean", timeout=6 * 3600)
-        cpu = r["process_cpu_s"]
-        print(
-            f"| {rid} | {r['classes']:,} | {r['value']} | {r['plies']} | {cpu:.1f} | "
-            f"{r['wall_s']:.1f} | {fmt_rate(r['classes'] / cpu)} | "
-            f"{r['peak_bytes'] / 2**20:.0f} | {r['peak_bytes'] / r['classes']:.1f} |",
-            flush=True,
-        )
-        rows.append({"ruleset": rid, "lean": r})
+        runs = [("retrograde", solve_with(rid, "retrograde"))] if against else []
+        runs.append(("lean", solve_with(rid, "lean", timeout=6 * 3600)))
+        first = runs[0][1]["classes"] / runs[0][1]["process_cpu_s"]
+        for name, r in runs:
+            cpu = r["process_cpu_s"]
+            print(
+                f"| {rid} | {name} | {r['classes']:,} | {r['value']} | {r['plies']} | "
+                f"{cpu:.1f} | {r['wall_s']:.1f} | {fmt_rate(r['classes'] / cpu)} | "
+                f"{r['classes'] / cpu / first:.2f}x | {r['peak_bytes'] / 2**20:.0f} | "
+                f"{r['peak_bytes'] / r['classes']:.1f} |",
+                flush=True,
+            )
+        rows.append({"ruleset": rid, **dict(runs)})
     return rows
 
 
@@ -467,6 +472,11 @@ def main(argv: list[str] | None = None) -> int:
         help="with --lean: also the lean solver alone on these (e.g. 5x5 c5 torus, minutes)",
     )
     ap.add_argument(
+        "--scale-retrograde",
+        action="store_true",
+        help="with --lean-scale: today's retrograde solver on them too (5x5 c5 torus: 4 GB)",
+    )
+    ap.add_argument(
         "--proofs",
         action="store_true",
         help="only table 5: the proof searches (with --big also 6x6 c8 torus, minutes)",
@@ -484,7 +494,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.lean:
         lean_rows = bench_lean(LEAN_SET + [LEAN_BIG], args.lean_workdir)
         proofs = bench_proofs(PROOFS[:2] + (PROOFS[2:] if args.big else []))
-        scaling = bench_scaling(args.lean_scale)
+        scaling = bench_scaling(args.lean_scale, args.scale_retrograde)
         if args.json:
             figures = {"lean": lean_rows, "proofs": proofs, "scaling": scaling}
             args.json.write_text(json.dumps(figures, indent=1))

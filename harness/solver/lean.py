@@ -103,12 +103,18 @@ BATCH = 2048  # classes expanded at once: the expansion's temporaries stay a few
 # sorted): a denser batch of look-ups shares more of the binary searches' paths. On 5x5 c4
 # torus the solve took about 32 CPU s with 8,192, 39 with 2,048; 16,384 peaked 9 MB higher.
 EXPAND_RANGE = 4 * BATCH
-UNPLAY_BATCH = 1024  # decided classes un-played at once: ~70 proposals each, a few MB in all
+UNPLAY_BATCH = 1024  # decided classes un-played at once: ~45 parents each on 5x5 c4 torus
 # Open classes re-expanded at once by a sweep: late in the game they have the most actions.
 # 2,048 re-expand at 4.1 us a class against 5.7 at 1,024 (5x5 c4 torus), and since the
 # expansion's columns are sized once and its keys made a slice at a time, a sweep of 2,048
 # stays below the un-playing's peak.
 SWEEP_BATCH = 2048
+# UNPLAY_BATCH and SWEEP_BATCH suit a store of a few million classes (5x5 c4 torus: 31 MB
+# of columns). A bigger store takes them times its size over SCALE_CLASSES (at most 8
+# times), so that their temporaries stay the same small share of its columns while the
+# batch engine's fixed cost per call, most of an un-playing's at 1,024 classes, is paid
+# less often.
+SCALE_CLASSES = 1 << 22
 MERGE_CHUNK = 1 << 16
 # Classes a level or a ply is taken from the store in, one piece at a time. Small pieces
 # help: a class reached again at its own level, with its other colouring, by a class taken
@@ -116,6 +122,11 @@ MERGE_CHUNK = 1 << 16
 # expansions a class in pieces of 2**14, 1.57 in pieces of 2**18, 1.73 with whole levels).
 # A Dask runner takes bigger ones, to keep every worker busy.
 PIECE = 1 << 14
+# A store of this many keys (64 MiB) no longer fits the processor's cache; look-ups then go
+# by way of a directory of every DIRECTORY_STRIDE-th key (lower_bound): 1/8 byte a class.
+DIRECTORY_MIN = 1 << 23
+DIRECTORY_STRIDE = 64
+DIRECTORY_QUERIES = 1 << 16  # queries searched at once that way (about 50 bytes each)
 SCAN = 1 << 18  # store rows scanned at once (for the frontier, the open classes, ...)
 PENDING_MIN = 1 << 18  # new keys held before they are merged into the store (at least)
 FORMAT = 2  # 2: the frontier lives in the meta byte (1 had an EXPANDED bit there)
@@ -264,13 +275,15 @@ def set2(packed: np.ndarray, idx: np.ndarray, values) -> None:
 # --- the sorted key store ----------------------------------------------------------------------
 
 
-def find_sorted(keys: np.ndarray, q: np.ndarray) -> np.ndarray:
+def find_sorted(keys: np.ndarray, q: np.ndarray, directory: np.ndarray | None = None):
     """Indices of ``q`` in the sorted distinct ``keys`` (-1 where absent).
 
     Queries out of order are sorted first. A binary search of a few million keys costs
     about 600 ns a query in random order (a cache miss at every deep step) and 50 to 250
     in key order, where neighbouring queries share their path; the sort costs less than the
     difference. Un-playing and sweeping 5x5 c4 torus ask 31 million queries in random order.
+    ``directory``, every :data:`DIRECTORY_STRIDE`-th key, narrows each search first
+    (:func:`lower_bound`).
 
     >>> find_sorted(np.array([2, 5, 9], dtype=np.uint64), np.array([9, 3, 2], dtype=np.uint64))
     array([ 2, -1,  0])
@@ -281,24 +294,68 @@ def find_sorted(keys: np.ndarray, q: np.ndarray) -> np.ndarray:
     if len(q) > 1 and not (q[1:] >= q[:-1]).all():
         order = np.argsort(q)
         idx = np.empty(len(q), dtype=np.int64)
-        idx[order] = find_sorted(keys, q[order])
+        idx[order] = find_sorted(keys, q[order], directory)
         return idx
     # In place: a query's temporaries are its position and one comparison.
-    at = np.searchsorted(keys, q).astype(np.int64, copy=False)
+    if directory is None:
+        at = np.searchsorted(keys, q).astype(np.int64, copy=False)
+    else:
+        # Its halving steps take a few columns a query: a slice of queries at a time.
+        at = np.concatenate(
+            [
+                lower_bound(keys, q[lo : lo + DIRECTORY_QUERIES], directory)
+                for lo in range(0, len(q), DIRECTORY_QUERIES)
+            ]
+        )
     np.minimum(at, n - 1, out=at)
     at[keys[at] != q] = -1
     return at
 
 
+def lower_bound(keys: np.ndarray, q: np.ndarray, directory: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(keys, q)`` for sorted ``q``, with ``directory`` every
+    :data:`DIRECTORY_STRIDE`-th key: a search of the small directory finds each query's run
+    of keys, then halving steps over all queries at once find its place in the run. On 18
+    million keys (too many for the processor's cache) that took 140 to 160 ns a query
+    against 200 to 350 for ``np.searchsorted``, whose every search starts from the whole
+    array; on 2.8 million it did not pay.
+
+    >>> keys = np.arange(0, 400, 2, dtype=np.uint64)
+    >>> lower_bound(keys, np.array([0, 3, 130, 398, 999], dtype=np.uint64), keys[::64])
+    array([  0,   2,  65, 199, 200])
+    """
+    n = len(keys)
+    run = np.searchsorted(directory, q, side="right").astype(np.int64)
+    run -= 1
+    np.maximum(run, 0, out=run)
+    at = run * DIRECTORY_STRIDE
+    del run
+    # keys[at] <= q < keys[at + STRIDE]: count the keys of the run below q. A step past
+    # the end reads the last key, which can only count where q is above every key.
+    below = np.zeros(len(q), dtype=np.int64)
+    step = DIRECTORY_STRIDE
+    while step:
+        probe = at + below
+        probe += step - 1
+        np.minimum(probe, n - 1, out=probe)
+        below += np.where(keys[probe] < q, step, 0)
+        step >>= 1
+    at += below
+    np.minimum(at, n, out=at)
+    return at
+
+
 class KeyStore:
     """Sorted distinct class keys with per-class columns that move along when keys are
-    merged in. ``find`` is a vectorized binary search."""
+    merged in. ``find`` is a vectorized binary search, by way of a directory of every
+    :data:`DIRECTORY_STRIDE`-th key once the store holds :data:`DIRECTORY_MIN` keys."""
 
     def __init__(self, folder: Path | None, extra: dict[str, np.dtype]):
         self.folder = folder
         self.count = 0
         self.keys = Column("keys", np.uint64, folder)
         self.columns = {name: Column(name, dt, folder) for name, dt in extra.items()}
+        self._directory: np.ndarray | None = None  # made on demand, dropped by a merge
 
     def all_columns(self):
         return [self.keys, *self.columns.values()]
@@ -315,13 +372,16 @@ class KeyStore:
 
     def find(self, q: np.ndarray) -> np.ndarray:
         """Indices of keys ``q`` (-1 where absent)."""
-        return find_sorted(self.sorted_keys(), q)
+        if self.count >= DIRECTORY_MIN and self._directory is None:
+            self._directory = self.sorted_keys()[::DIRECTORY_STRIDE].copy()
+        return find_sorted(self.sorted_keys(), q, self._directory)
 
     def merge(self, new: np.ndarray, values: dict[str, np.ndarray]) -> None:
         """Insert sorted distinct keys not yet present, with their column values."""
         k = len(new)
         if k == 0:
             return
+        self._directory = None
         n = self.count
         need = n + k
         if need > self.keys.capacity:
@@ -798,6 +858,16 @@ def successors_range(eng: BatchEngine, keys: np.ndarray):
     return _in_batches(lambda part: successors_batch(eng, part), keys, SWEEP_BATCH)
 
 
+def scaled_batch(base: int, classes: int) -> int:
+    """A batch of ``base`` classes for a store of ``classes``, scaled by its size
+    (:data:`SCALE_CLASSES`).
+
+    >>> scaled_batch(1024, 2_810_185), scaled_batch(1024, 18_236_123), scaled_batch(1024, 10**9)
+    (1024, 4096, 8192)
+    """
+    return base * max(1, min(8, classes // SCALE_CLASSES))
+
+
 class InlineRunner:
     """Runs the solve's batches here, one after another (the single-process solve).
 
@@ -816,13 +886,15 @@ class InlineRunner:
             yield lo, hi, expand_range(eng, keys[lo:hi], bits[lo:hi], first[lo:hi])
 
     def unplay(self, eng: BatchEngine, unplayer: Unplayer, keys: np.ndarray, level: np.ndarray):
-        for lo in range(0, len(level), UNPLAY_BATCH):
-            hi = min(len(level), lo + UNPLAY_BATCH)
+        size = scaled_batch(UNPLAY_BATCH, len(keys))
+        for lo in range(0, len(level), size):
+            hi = min(len(level), lo + size)
             yield lo, hi, unplay_batch(eng, unplayer, keys[level[lo:hi].astype(np.int64)])
 
     def successors(self, eng: BatchEngine, keys: np.ndarray, rows: np.ndarray):
-        for lo in range(0, len(rows), SWEEP_BATCH):
-            hi = min(len(rows), lo + SWEEP_BATCH)
+        size = scaled_batch(SWEEP_BATCH, len(keys))
+        for lo in range(0, len(rows), size):
+            hi = min(len(rows), lo + size)
             yield lo, hi, successors_batch(eng, keys[rows[lo:hi].astype(np.int64)])
 
     def close(self) -> None:
@@ -1090,8 +1162,18 @@ def retrograde(
                 children = level[lo:hi].astype(np.int64)
                 cres = get2(values, children)
                 pidx = store.find(pkeys)
+                del pkeys
                 found = pidx >= 0
-                code = _distinct((pidx[found] << 21) | (rows[found] << 1) | same[found])
+                if not found.all():
+                    pidx, rows, same = pidx[found], rows[found], same[found]
+                # One code per (parent, child, pass), made in place: the parents of a
+                # batch are the un-playing's largest columns.
+                pidx <<= 21
+                rows <<= 1
+                pidx |= rows
+                pidx |= same
+                del rows, same
+                code = _distinct(pidx, in_place=True)
                 parent = code >> 21
                 child = (code >> 1) & ((1 << 20) - 1)
                 same = (code & 1).astype(bool)

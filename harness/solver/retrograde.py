@@ -748,13 +748,17 @@ def enumerate_graph(
 # --- pass 2: counting -----------------------------------------------------------------------
 
 
-def _distinct(a: np.ndarray, counts: bool = False):
+def _distinct(a: np.ndarray, counts: bool = False, in_place: bool = False):
     """``np.unique`` by one sort: numpy's hashing unique is many times slower on big arrays.
+    With ``in_place`` the caller's ``a`` is sorted itself, not a copy of it.
 
     >>> _distinct(np.array([3, 1, 3, 2]), counts=True)
     (array([1, 2, 3]), array([1, 1, 2]))
     """
-    a = np.sort(a)
+    if in_place:
+        a.sort()
+    else:
+        a = np.sort(a)
     first = np.ones(len(a), dtype=bool)
     first[1:] = a[1:] != a[:-1]
     out = a[first]

@@ -336,6 +336,37 @@ def test_find_gives_each_query_its_row_in_any_order(seed):
 
 
 @pytest.mark.parametrize("seed", range(4))
+def test_a_directory_gives_what_the_plain_search_gives(seed):
+    # The directory narrows each query to a run of keys; queries below the first key,
+    # above the last, on a run's first key and in the last, shorter run must all land
+    # where np.searchsorted puts them.
+    rng = np.random.default_rng(seed)
+    keys = np.unique(rng.integers(0, 1 << 30, size=int(rng.integers(1, 9000)), dtype=np.uint64))
+    directory = keys[:: lean.DIRECTORY_STRIDE]
+    edges = [keys[0], keys[-1], keys[-1] + np.uint64(1), *directory]
+    q = np.concatenate(
+        [np.array(edges, dtype=np.uint64), keys[rng.integers(0, len(keys), size=500)]]
+    )
+    q = np.sort(np.concatenate([q, q - np.uint64(1), rng.integers(0, 1 << 30, 500, np.uint64)]))
+    want = np.searchsorted(keys, q)
+    assert lean.lower_bound(keys, q, directory).tolist() == want.tolist()
+    shuffled = rng.permutation(q)
+    assert (
+        lean.find_sorted(keys, shuffled, directory).tolist()
+        == lean.find_sorted(keys, shuffled).tolist()
+    )
+
+
+def test_a_store_searched_by_its_directory_gives_the_same_answers(monkeypatch):
+    # Big stores look keys up through a directory that every merge drops: with one from
+    # the first key on, the solve must still give the retrograde solver's answers.
+    monkeypatch.setattr(lean, "DIRECTORY_MIN", 1)
+    monkeypatch.setattr(lean, "DIRECTORY_STRIDE", 4)
+    rs = Ruleset.from_id(RULESETS[2])
+    assert_same(retrograde.solve(rs), lean.solve(rs, progress=False))
+
+
+@pytest.mark.parametrize("seed", range(4))
 def test_grouped_successors_keep_every_key_its_group_and_bits(seed):
     # The enumeration's counter is built from each successor's group: a wrong index or a
     # lost colouring would give a wrong count, hence a wrong value.
