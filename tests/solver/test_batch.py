@@ -135,41 +135,24 @@ def test_keys_are_canonical(rid):
     ],
 )
 def test_slices_give_what_one_pass_gives(rid, monkeypatch):
-    # Keys and judging run in slices of a batch; slices of a few rows (and a last, shorter
-    # one) must give what one pass over the whole batch gives.
+    # Keys, chosen children's keys and judging run in slices of a batch; slices of a few
+    # rows (and a last, shorter one) must give what one pass over the whole batch gives.
     rs = Ruleset.from_id(rid)
     rng = random.Random(8)
     eng = engine(rs)
     st = States.from_positions([random_position(rng, rs) for _ in range(101)])
     ex = eng.expand(*st.mover_view())
     keys, judged = eng.keys(st), eng.judge(ex.me, ex.them, ex.mb, ex.tb)
+    # Children in any order, with repeats, keyed from their own mover's side.
+    rows = np.array([rng.randrange(len(ex)) for _ in range(200)], dtype=np.int64)
+    children = eng.class_keys(*(c[rows] for c in ex.child_view()))
     monkeypatch.setattr(batch, "KEY_SLICE", 7)
     monkeypatch.setattr(batch, "JUDGE_SLICE", 13)
     assert eng.keys(st).tolist() == keys.tolist()
+    assert eng.child_keys(ex, rows).tolist() == children.tolist()
+    assert len(eng.child_keys(ex, rows[:0])) == 0
     for got, want in zip(eng.judge(ex.me, ex.them, ex.mb, ex.tb), judged, strict=True):
         assert got.tolist() == want.tolist()
-
-
-@pytest.mark.parametrize(
-    "rid",
-    [
-        "pop1-5x5-c4-torus-continue-binempty-king-nozero-nojump",
-        "pop1-6x6-c8-reincarnation-continue-binempty-king-nozero-nojump",
-    ],
-)
-def test_child_keys_are_the_class_keys_of_the_chosen_children(rid, monkeypatch):
-    # child_keys takes the rows a slice at a time; in any order, with repeats, in slices
-    # of a few rows, it must give each chosen child's class key from its mover's side.
-    rs = Ruleset.from_id(rid)
-    rng = random.Random(9)
-    eng = engine(rs)
-    st = States.from_positions([random_position(rng, rs) for _ in range(60)])
-    ex = eng.expand(*st.mover_view())
-    rows = np.array([rng.randrange(len(ex)) for _ in range(200)], dtype=np.int64)
-    want = eng.class_keys(*(c[rows] for c in ex.child_view())).tolist()
-    monkeypatch.setattr(batch, "KEY_SLICE", 17)
-    assert eng.child_keys(ex, rows).tolist() == want
-    assert len(eng.child_keys(ex, rows[:0])) == 0
 
 
 def test_class_keys_identify_colour_swaps():
