@@ -860,7 +860,8 @@ def successors_range(eng: BatchEngine, keys: np.ndarray):
 
 def scaled_batch(base: int, classes: int) -> int:
     """A batch of ``base`` classes for a store of ``classes``, scaled by its size
-    (:data:`SCALE_CLASSES`).
+    (:data:`SCALE_CLASSES`). For the solve's own batches: a Dask task un-plays and sweeps
+    its range in batches of the base size, within a worker's memory.
 
     >>> scaled_batch(1024, 2_810_185), scaled_batch(1024, 18_236_123), scaled_batch(1024, 10**9)
     (1024, 4096, 8192)
