@@ -3,17 +3,20 @@
 Positions are arrays: ``x`` and ``o`` bitboards (``uint64``, bit ``row * cols + col``), the
 bins ``xb`` and ``ob`` and the player to move ``turn`` (0 for x, 1 for o). The engine
 implements RULES.md exactly like :mod:`harness.rules.engine` (the reference; see its docstring
-for the decisions on the rule text's gaps) but without a Python loop per position: loops run
-over squares (at most 64) and over the eight pop rays of a landing square, each step a numpy
-operation on every position that plays there.
+for the decisions on the rule text's gaps) but without a Python loop per position: every step
+is a numpy operation on every action of the batch at once.
 
-How a batch is expanded (see :meth:`BatchEngine.expand`): positions are grouped by *landing
-square* L (the placement square or the move's destination). Within one group L is a
-constant, so the pop is a fixed set of rays (neighbour N, target T): whether N is occupied,
-T free and T shared are bit tests at constant squares, and the pushes are constant shifts.
-The results (lines, ringout, stuck) do not depend on L, so they are judged for the whole
-batch at once (:meth:`BatchEngine.judge`): a search's batch gives a landing square only a
-few hundred rows, too few to pay for the fixed cost of a numpy call each.
+How a batch is expanded (see :meth:`BatchEngine.expand`): the legal actions are listed for
+the whole batch (:meth:`BatchEngine.actions`: the empty squares of the placers; each
+mover's checkers against a padded table of destinations), each is landed, and all are
+popped together (:meth:`BatchEngine.pop`): the landing square L differs from row to row,
+so its rays come from tables indexed by L, a row of slots per ray (neighbour N, target T).
+A push moves one checker to an empty square, so it flips two bits of its owner's board, and
+the flips of one pop add up. The results (lines, ringout, stuck) are judged for the whole
+batch (:meth:`BatchEngine.judge`). An earlier engine grouped the actions by landing square
+and popped each group with constant shifts: faster per action on batches of many thousand
+positions, but its fixed cost (eight pop rays times every square, a numpy call each) was
+most of the time of a search's batches of a few hundred, and of the un-player's checks.
 
 Lines are found on whole boards: every line lies within three consecutive rows (cyclically
 on wrapping edges), so one look-up in a table over the bits of each window of three rows
@@ -81,6 +84,7 @@ KEY2 = np.dtype([("hi", "<u8"), ("lo", "<u8")])  # a two-word key, ordered hi th
 KEY3 = np.dtype([("hi", "<u8"), ("mid", "<u8"), ("lo", "<u8")])  # 8x8 boards with many checkers
 KEY_SLICE = 1 << 15  # positions canonicalized at once
 JUDGE_SLICE = 1 << 14  # actions judged at once: the temporaries stay small enough to reuse
+POP_SLICE = 1 << 12  # actions popped at once: a slots-by-rows table of 256 KB a column
 
 
 def _bit(sq: int) -> np.uint64:
@@ -170,6 +174,17 @@ def _in_slices(fn, size: int, *cols):
     if isinstance(parts[0], tuple):
         return tuple(np.concatenate(col) for col in zip(*parts, strict=True))
     return np.concatenate(parts)
+
+
+def set_bits(boards: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(row, square) of every set bit below ``n`` of ``boards``, by row, then square.
+
+    >>> rows, squares = set_bits(np.array([0b101, 0b010], dtype=np.uint64), 3)
+    >>> rows.tolist(), squares.tolist()
+    ([0, 0, 1], [0, 2, 1])
+    """
+    little = np.ascontiguousarray(boards, dtype="<u8").view(np.uint8).reshape(-1, 8)
+    return np.nonzero(np.unpackbits(little, axis=1, bitorder="little")[:, :n])
 
 
 def popcount(b: np.ndarray) -> np.ndarray:
@@ -437,26 +452,46 @@ class BatchEngine:
                     found[src] = 0
                 pairs[src] = [(t, np.uint64(m)) for t, m in sorted(found.items())]
         self.move_pairs = pairs
+        # The same per source as padded rows, for all movers at once: the destination and
+        # the squares that must be empty (the destination and those between); a pad needs
+        # every square empty, which a mover's board never is.
+        width = max((len(p) for p in pairs), default=0)
+        self.move_dst = np.full((n, width), -1, dtype=np.int8)
+        self.move_clear = np.full((n, width), ~ZERO, dtype=np.uint64)
+        for src, row in enumerate(pairs):
+            for j, (dst, between) in enumerate(row):
+                self.move_dst[src, j] = dst
+                self.move_clear[src, j] = between if dst == src else between | _bit(dst)
 
     def _build_pops(self) -> None:
-        """Per landing square: falls, pushes (N, T) and groups of rays sharing a target."""
+        """Per landing square and ray slot: the neighbour, the neighbour with its target, and
+        the neighbours sharing that target; per landing square the neighbours that fall.
+
+        A slot without a ray has an impossible neighbour (every bit) and no pair, so it never
+        pushes; a ray whose target is off the board has no pair either (its checker falls
+        or, on ``blocked`` edges, stays)."""
         geo, n = self.geo, self.n
-        self.pop_tables = []
+        slots = max((len(rays) for rays in geo.pop_rays), default=0)
+        self.pop_pair = np.zeros((slots, n), dtype=np.uint64)
+        self.pop_nb = np.full((slots, n), ~ZERO, dtype=np.uint64)
+        self.pop_shared = np.zeros((slots, n), dtype=np.uint64)
+        self.pop_fall = np.zeros(n, dtype=np.uint64)
+        falls = self.rs.edge in ("reincarnation", "ringout")
         for L in range(n):
-            fall_mask = 0
-            pushes = []
             by_target: dict[int, int] = defaultdict(int)
             for ray in geo.pop_rays[L]:
-                if ray.target is None:
-                    fall_mask |= 1 << ray.neighbour
-                else:
-                    pushes.append((ray.neighbour, ray.target))
+                if ray.target is not None:
                     by_target[ray.target] |= 1 << ray.neighbour
-            shared = [np.uint64(m) for m in by_target.values() if m.bit_count() > 1]
-            push_mask = sum(1 << nb for nb, _ in pushes)
-            # "target free" pulls T's emptiness back to N; the image moves N's checker to T.
-            free_map = SquareMap({nb: t for nb, t in pushes})
-            self.pop_tables.append((np.uint64(fall_mask), np.uint64(push_mask), shared, free_map))
+            for k, ray in enumerate(geo.pop_rays[L]):
+                self.pop_nb[k, L] = _bit(ray.neighbour)
+                if ray.target is None:
+                    if falls:
+                        self.pop_fall[L] |= _bit(ray.neighbour)
+                    continue
+                self.pop_pair[k, L] = _bit(ray.neighbour) | _bit(ray.target)
+                if by_target[ray.target].bit_count() > 1:
+                    self.pop_shared[k, L] = np.uint64(by_target[ray.target])
+        self.any_shared = bool(self.pop_shared.any())
 
     def _build_lines(self) -> None:
         """Per line direction: pull-backs by one and two steps and the domain of starts."""
@@ -578,126 +613,100 @@ class BatchEngine:
     def expand(self, me, them, mb, tb) -> Expansion:
         """Every legal action of every position, given from the mover's side.
 
-        ``me``/``them`` are uint64 bitboards, ``mb``/``tb`` int8 bins. Rows come grouped by
-        landing square, not by parent (see :meth:`successors` for the reference order).
+        ``me``/``them`` are uint64 bitboards, ``mb``/``tb`` int8 bins. Rows come as
+        :meth:`actions` lists them: the placements, then the moves, each by parent (see
+        :meth:`successors` for the reference order).
         """
-        n = self.n
         me = np.asarray(me, dtype=np.uint64)
         them = np.asarray(them, dtype=np.uint64)
         mb = np.asarray(mb, dtype=np.int8)
         tb = np.asarray(tb, dtype=np.int8)
-        occ = me | them
-        parts: list[list[tuple[np.ndarray, int]]] = [[] for _ in range(n)]
-        placers = np.flatnonzero(mb > 0)
-        if len(placers):
-            occ_p = occ[placers]
-            for L in range(n):
-                free = ((occ_p >> np.uint64(L)) & ONE) == 0
-                parts[L].append((placers[free], -1))
-        movers = np.flatnonzero(self.movement_allowed(mb) & (me != 0))
-        if len(movers):
-            me_m = me[movers]
-            for src in range(n):
-                pairs = self.move_pairs[src]
-                if not pairs:
-                    continue
-                has = ((me_m >> np.uint64(src)) & ONE) != 0
-                sel = movers[has]
-                if not len(sel):
-                    continue
-                occ_s = occ[sel]
-                for dst, between in pairs:
-                    if dst == src:
-                        ok = slice(None)
-                    else:
-                        ok = ((occ_s >> np.uint64(dst)) & ONE) == 0
-                        if between:
-                            ok &= (occ_s & between) == 0
-                    parts[dst].append((sel[ok], src))
-        # Each landing square's rows go straight into columns sized for all of them: the
-        # peak is the columns and one square's temporaries, not every square's rows twice
-        # (as a concatenation of the squares' parts would hold them).
-        total = sum(len(idx) for part in parts for idx, _ in part)
-        cols = (
-            np.empty(total, dtype=np.int64),  # parent
-            np.empty(total, dtype=np.int8),  # src
-            np.empty(total, dtype=np.uint64),  # me
-            np.empty(total, dtype=np.uint64),  # them
-            np.empty(total, dtype=np.int8),  # my bin
-            np.empty(total, dtype=np.int8),  # their bin
-        )
-        dst = np.empty(total, dtype=np.int8)
-        at = 0
-        for L in range(n):
-            popped = self._pop(L, me, them, mb, tb, parts[L]) if parts[L] else None
-            parts[L] = []  # its positions are no longer needed
-            if popped is None:
-                continue
-            end = at + len(popped[0])
-            for col, part in zip(cols, popped, strict=True):
-                col[at:end] = part
-            dst[at:end] = L
-            at = end
-        del popped
-        parent, src, m, t, my_bin, their_bin = cols
-        # Lines, ringout and stuck do not depend on the landing square: judged together.
+        parent, src, dst = self.actions(me, them, mb)
+        return self.play(parent, src, dst, me, them, mb, tb)
+
+    def play(self, parent, src, dst, me, them, mb, tb) -> Expansion:
+        """The actions (``src`` -1 for a placement, ``dst``) played in positions ``parent``
+        of the batch (``me``, ``them``, ``mb``, ``tb``, from the mover's side), each landed,
+        popped and judged. The actions must be legal."""
+        parent = np.asarray(parent, dtype=np.int64)
+        src = np.asarray(src, dtype=np.int8)
+        dst = np.asarray(dst, dtype=np.int8)
+        placed = src < 0
+        lift = np.where(placed, ZERO, ONE << src.astype(np.uint64))
+        m = me[parent] & ~lift
+        m |= ONE << dst.astype(np.uint64)
+        t = them[parent]
+        my_bin = mb[parent] - placed.astype(np.int8)
+        their_bin = tb[parent]
+        self.pop(dst, m, t, my_bin, their_bin)
         result, passed = self.judge(m, t, my_bin, their_bin)
         return Expansion(parent, src, dst, m, t, my_bin, their_bin, result, passed)
 
-    def _land(self, L, me, them, mb, tb, parts):
-        """:meth:`_pop` and :meth:`judge` for one landing square: (parent, src, dst, me,
-        them, my bin, their bin, result, passed), or None when no part has a row."""
-        popped = self._pop(L, me, them, mb, tb, parts)
-        if popped is None:
-            return None
-        parent, src, m, t, my_bin, their_bin = popped
-        result, passed = self.judge(m, t, my_bin, their_bin)
-        dst = np.full(len(parent), L, dtype=np.int8)
-        return (parent, src, dst, m, t, my_bin, their_bin, result, passed)
+    def actions(self, me, them, mb):
+        """``(parent, src, dst)`` of every legal action: the placements (by parent, then
+        square), then the moves (by parent, source, destination).
 
-    def _pop(self, L, me, them, mb, tb, parts):
-        """Land on square L for every (positions, source) part and pop: (parent, src, me,
-        them, my bin, their bin) after the action, or None when no part has a row."""
-        rs = self.rs
-        sizes = [len(idx) for idx, _ in parts]
-        total = sum(sizes)
-        if total == 0:
-            return None
-        parent = np.concatenate([idx for idx, _ in parts]).astype(np.int64)
-        src = np.repeat(np.array([s for _, s in parts], dtype=np.int8), sizes)
-        lbit = _bit(L)
-        # Lift the moved checker (a mask per part), put it on L.
-        lift = np.repeat(
-            np.array([0 if s < 0 else (1 << s) for _, s in parts], dtype=np.uint64), sizes
-        )
-        m = me[parent] & ~lift | lbit
-        t = them[parent]
-        my_bin = mb[parent] - (src < 0).astype(np.int8)
-        their_bin = tb[parent].copy()
-
-        # Pop: decided on the snapshot, applied together.
-        fall_mask, push_mask, shared, free_map = self.pop_tables[L]
-        snap = m | t
-        if fall_mask and rs.edge != "blocked":
-            my_fall, their_fall = m & fall_mask, t & fall_mask
+        Placements are the empty squares of the positions with a checker in the bin;
+        moves pair each mover's checkers with its source's padded row of destinations
+        (:attr:`move_dst`), kept where the squares that must be empty are.
+        """
+        n = self.n
+        occ = me | them
+        placers = np.flatnonzero(mb > 0)
+        p_parent, p_dst = set_bits(~occ[placers] & self.full, n)
+        p_parent = placers[p_parent]
+        movers = np.flatnonzero(self.movement_allowed(mb) & (me != 0))
+        if len(movers) and self.move_dst.shape[1]:
+            pair, m_src = set_bits(me[movers], n)
+            holder = movers[pair]
+            ok = (occ[holder][:, None] & self.move_clear[m_src]) == 0
+            pair, slot = np.nonzero(ok)
+            m_parent = holder[pair]
+            m_src = m_src[pair]
+            m_dst = self.move_dst.ravel()[m_src * self.move_dst.shape[1] + slot]
         else:
-            my_fall = their_fall = None
-        if push_mask:
-            pushers = snap & free_map.pull(~snap)  # occupied N whose target T is empty
-            for group in shared:
-                clash = np.bitwise_count(snap & group) > 1
-                pushers &= np.where(clash, ~group, ~ZERO)
-            mine = m & pushers
-            theirs = t & pushers
-            m = (m & ~pushers) | free_map.push(mine)
-            t = (t & ~pushers) | free_map.push(theirs)
-        if my_fall is not None:
-            if rs.edge == "reincarnation":
-                my_bin = my_bin + popcount(my_fall)
-                their_bin = their_bin + popcount(their_fall)
-            m = m & ~my_fall
-            t = t & ~their_fall
-        return parent, src, m, t, my_bin, their_bin
+            m_parent = np.zeros(0, dtype=np.int64)
+            m_src = m_dst = np.zeros(0, dtype=np.int8)
+        parent = np.concatenate([p_parent, m_parent])
+        src = np.concatenate([np.full(len(p_parent), -1, dtype=np.int8), m_src.astype(np.int8)])
+        dst = np.concatenate([p_dst.astype(np.int8), m_dst])
+        return parent, src, dst
+
+    def pop(self, landing, m, t, my_bin, their_bin) -> None:
+        """Pop from each row's landing square, in place (RULES.md, "Pop"): decided on the
+        snapshot, applied together.
+
+        A ray pushes when its neighbour is occupied and its target empty (``snapshot &
+        pair == neighbour``) and no other occupied neighbour shares the target. A push
+        moves one checker to an empty square, so it flips the two bits of ``pair`` in the
+        board that owns the checker; the pushes of one pop touch distinct squares, so
+        their flips add up (exclusive or) to the pop. Rows go :data:`POP_SLICE` at a time,
+        all ray slots at once (a slots-by-rows table).
+        """
+        fall = self.pop_fall
+        for lo in range(0, len(landing), POP_SLICE):
+            sl = slice(lo, lo + POP_SLICE)
+            L = landing[sl].astype(np.intp)
+            ms, ts = m[sl], t[sl]
+            snap = ms | ts
+            pair = self.pop_pair.take(L, axis=1)
+            nb = self.pop_nb.take(L, axis=1)
+            go = (pair & snap) == nb
+            if self.any_shared:
+                go &= np.bitwise_count(self.pop_shared.take(L, axis=1) & snap) < 2
+            flip = pair * go
+            mine = flip * ((nb & ms) != 0)
+            if fall.any():
+                down = fall.take(L)
+                my_fall, their_fall = ms & down, ts & down
+            ms ^= np.bitwise_xor.reduce(mine, axis=0)
+            ts ^= np.bitwise_xor.reduce(flip ^ mine, axis=0)
+            if fall.any():
+                ms &= ~my_fall
+                ts &= ~their_fall
+                if self.rs.edge == "reincarnation":
+                    my_bin[sl] += popcount(my_fall)
+                    their_bin[sl] += popcount(their_fall)
 
     def judge(self, m, t, my_bin, their_bin):
         """(result relative to the mover, passed) of positions just played, given from the
@@ -741,8 +750,10 @@ class BatchEngine:
         """Every legal action of every position and its outcome, in the reference order."""
         me, them, mb, tb = states.mover_view()
         ex = self.expand(me, them, mb, tb)
-        order = np.lexsort((ex.dst, ex.src, ex.parent))
-        ex = Expansion(*(getattr(ex, f)[order] for f in Expansion.__dataclass_fields__))
+        if (ex.src < 0).any() and (ex.src >= 0).any():
+            # A parent's placements before its moves: a stable sort by parent.
+            order = np.argsort(ex.parent, kind="stable")
+            ex = Expansion(*(getattr(ex, f)[order] for f in Expansion.__dataclass_fields__))
         turn = states.turn[ex.parent]
         # As handed over: the opponent, unless the opponent passed (then the mover again).
         # A game-ending action hands over to the opponent too.

@@ -68,12 +68,12 @@ from harness.rules.position import Position
 from harness.rules.ruleset import Ruleset
 from harness.solver.batch import (
     DRAW,
-    KEY_SLICE,
     MOVER_WINS,
     NONE,
     BatchEngine,
     States,
     engine,
+    set_bits,
 )
 from harness.solver.retrograde import (
     LOSS,
@@ -103,6 +103,7 @@ BATCH = 2048  # classes expanded at once: the expansion's temporaries stay a few
 # sorted): a denser batch of look-ups shares more of the binary searches' paths. On 5x5 c4
 # torus the solve took about 32 CPU s with 8,192, 39 with 2,048; 16,384 peaked 9 MB higher.
 EXPAND_RANGE = 4 * BATCH
+VERIFY_SLICE = 256  # after-states whose proposals are played forward at once
 UNPLAY_BATCH = 1024  # decided classes un-played at once: ~45 parents each on 5x5 c4 torus
 # Open classes re-expanded at once by a sweep: late in the game they have the most actions.
 # 2,048 re-expand at 4.1 us a class against 5.7 at 1,024 (5x5 c4 torus), and since the
@@ -429,8 +430,21 @@ class KeyStore:
 class Unplayer:
     """Every parent of a batch of positions, found by proposing and checking (module doc).
 
-    The tables: per landing square its pop rays; per square the squares a checker can move
-    from to reach it (with the squares that must be empty in between).
+    Like the batch engine's pop (:meth:`BatchEngine.pop`), the proposals are made for every
+    landing square at once, from tables indexed by the landing square L with a row of slots
+    per ray or per source:
+
+    - ``impossible``: after a pop from L, a ray whose squares play no other part in it never
+      shows an occupied neighbour with an empty target (it would have pushed), nor, where
+      checkers fall, an occupied neighbour without a target (it would have fallen). A row
+      with ``occ & pair == seen`` for such a ray did not come from a landing on L.
+    - ``pushed``: a ray whose neighbour is empty and target occupied (``occ & pair ==
+      target``) may have pushed the target's checker there: undone, it flips ``pair`` in
+      its owner's board.
+    - ``fell``: where checkers fall, a ray off the board whose neighbour is empty may have
+      dropped a checker of either player.
+    - ``source``: the squares a move to L may come from, with the squares that must be
+      empty (the source and those between); the checker may also come from the bin.
     """
 
     def __init__(self, eng: BatchEngine):
@@ -438,72 +452,78 @@ class Unplayer:
         rs = eng.rs
         self.rs = rs
         geo = geometry(rs)
-        self.n = eng.n
-        self.rays = [
-            [
-                (
-                    np.uint64(1 << r.neighbour),
-                    None if r.target is None else np.uint64(1 << r.target),
-                )
-                for r in geo.pop_rays[L]
-            ]
-            for L in range(self.n)
-        ]
+        n = self.n = eng.n
         self.falls = rs.edge in ("reincarnation", "ringout")
         self.refill = rs.edge == "reincarnation"
-        # Rays whose squares play no other part in L's pop: after a pop from L such a ray
-        # never shows an occupied neighbour with an empty target (it would have pushed),
-        # nor, where checkers fall, an occupied neighbour without a target (it would have
-        # fallen). Rows showing one did not come from a landing on L.
-        self.impossible = []
-        for L in range(self.n):
+        slots = max((len(rays) for rays in geo.pop_rays), default=0)
+        never = ~np.uint64(0)  # no board shows this (the landing square is occupied)
+        self.impossible = (np.zeros((slots, n), np.uint64), np.full((slots, n), never))
+        self.pushed = (np.zeros((slots, n), np.uint64), np.full((slots, n), never))
+        self.fell = np.zeros((slots, n), np.uint64)
+        for L in range(n):
             rays = geo.pop_rays[L]
             nbs = [r.neighbour for r in rays]
             tgts = [r.target for r in rays if r.target is not None]
-            checks = []
-            for r in rays:
+            for k, r in enumerate(rays):
+                nb = 1 << r.neighbour
                 if r.target is None:
-                    if self.falls and r.neighbour not in tgts:
-                        checks.append((np.uint64(1 << r.neighbour), None))
+                    if self.falls:
+                        self.fell[k, L] = nb
+                        if r.neighbour not in tgts:
+                            self.impossible[0][k, L] = self.impossible[1][k, L] = nb
                     continue
+                tg = 1 << r.target
+                self.pushed[0][k, L], self.pushed[1][k, L] = nb | tg, tg
                 alone = tgts.count(r.target) == 1
                 if alone and r.target not in nbs and r.neighbour not in tgts:
-                    checks.append((np.uint64(1 << r.neighbour), np.uint64(1 << r.target)))
-            self.impossible.append(checks)
-        sources: list[list[int]] = [[] for _ in range(self.n)]
-        for s in range(self.n):
-            for t, _between in eng.move_pairs[s]:
-                sources[t].append(s)
-        self.sources = sources
+                    self.impossible[0][k, L], self.impossible[1][k, L] = nb | tg, nb
+        # Per square, the moves landing there: source (-1 pads) and squares to be empty.
+        sources: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+        for s in range(n):
+            for t, between in eng.move_pairs[s]:
+                sources[t].append((s, 0 if s == t else int(between) | 1 << s))
+        width = max((len(row) for row in sources), default=0)
+        self.source = np.full((width, n), -1, dtype=np.int8)
+        self.source_clear = np.full((width, n), never, dtype=np.uint64)
+        for L, row in enumerate(sources):
+            for j, (s, clear) in enumerate(row):
+                self.source[j, L], self.source_clear[j, L] = s, clear
 
     def parents(self, ma, oa, mba, oba, passed: bool):
         """Verified parents of after-states given from the side of the player who acted (M:
         board ``ma``, bin ``mba``; O: ``oa``, ``oba``), with ``passed`` what the forward play
         must report. Returns (row, M, O, M's bin, O's bin) of every (parent, action) found;
         a parent with several actions to the same after-state appears once per action."""
-        return self._joined(self._by_square(ma, oa, mba, oba, passed), 5)
+        return self._joined(self._verified(ma, oa, mba, oba, passed), 5)
 
     def parent_keys(self, ma, oa, mba, oba, passed: bool):
-        """:meth:`parents` as (row as ``int32``, the parent's class key): the boards of a
-        few landing squares at a time (:data:`KEY_SLICE` parents) become keys, so no
-        batch-long column of parent boards is held."""
-        return self._joined(self._keyed(self._by_square(ma, oa, mba, oba, passed)), 2)
+        """:meth:`parents` as (row as ``int32``, the parent's class key): the parents of
+        :data:`VERIFY_SLICE` after-states at a time become keys, so no batch-long column
+        of parent boards is held."""
+        keyed = (
+            (row.astype(np.int32), self.eng.class_keys(M, O, Mb, Ob))
+            for row, M, O, Mb, Ob in self._verified(ma, oa, mba, oba, passed)
+        )
+        return self._joined(keyed, 2)
 
-    def _keyed(self, squares):
-        held: list = []
-        size = 0
-        for part in squares:
-            held.append(part)
-            size += len(part[0])
-            if size >= KEY_SLICE:
-                yield self._key_parts(held)
-                held, size = [], 0
-        if held:
-            yield self._key_parts(held)
-
-    def _key_parts(self, held: list):
-        o, *boards = (np.concatenate(col) for col in zip(*held, strict=True))
-        return o.astype(np.int32), self.eng.class_keys(*boards)
+    def _verified(self, ma, oa, mba, oba, passed: bool):
+        """:meth:`parents` in parts of :data:`VERIFY_SLICE` after-states: their proposals
+        played forward by one call of the batch engine, and kept where they give the
+        after-state exactly."""
+        for lo in range(0, len(ma), VERIFY_SLICE):
+            sl = slice(lo, lo + VERIFY_SLICE)
+            after = ma[sl], oa[sl], mba[sl], oba[sl]
+            src, dst, PM, PO, PMb, POb, row = self._proposals(*after)
+            ex = self.eng.play(np.arange(len(src)), src, dst, PM, PO, PMb, POb)
+            good = (
+                (ex.result == NONE)
+                & (ex.passed == passed)
+                & (ex.me == after[0][row])
+                & (ex.them == after[1][row])
+                & (ex.mb == after[2][row])
+                & (ex.tb == after[3][row])
+            )
+            yield row[good] + lo, PM[good], PO[good], PMb[good], POb[good]
 
     @staticmethod
     def _joined(parts, width: int):
@@ -515,115 +535,68 @@ class Unplayer:
             return (e, u, u, b, b)[:width]
         return tuple(np.concatenate(col) for col in zip(*parts, strict=True))
 
-    def _by_square(self, ma, oa, mba, oba, passed: bool):
-        """:meth:`parents`, one landing square's (row, M, O, M's bin, O's bin) at a time."""
-        eng, rs = self.eng, self.rs
-        for L in range(self.n):
-            lbit = np.uint64(1 << L)
-            rows = np.flatnonzero((ma & lbit) != 0)
-            if not len(rows):
-                continue
-            occ = ma[rows] | oa[rows]
-            bad = np.zeros(len(rows), dtype=bool)
-            for nbit, tbit in self.impossible[L]:
-                if tbit is None:
-                    bad |= (occ & nbit) != 0
-                else:
-                    bad |= ((occ & nbit) != 0) & ((occ & tbit) == 0)
-            rows = rows[~bad]
-            if not len(rows):
-                continue
-            # Hypotheses per ray, judged on the after-state, undone together.
-            M, O = ma[rows], oa[rows]
-            Mb, Ob = mba[rows].astype(np.int16), oba[rows].astype(np.int16)
-            origin = rows
-            occ_after = M | O
-            mine_after = M
-            for nbit, tbit in self.rays[L]:
-                if tbit is not None:
-                    can = np.flatnonzero(((occ_after & nbit) == 0) & ((occ_after & tbit) != 0))
-                    if not len(can):
-                        continue
-                    mine = (mine_after[can] & tbit) != 0
-                    pM = np.where(mine, M[can] & ~tbit | nbit, M[can])
-                    pO = np.where(mine, O[can], O[can] & ~tbit | nbit)
-                    M, O = np.concatenate([M, pM]), np.concatenate([O, pO])
-                    Mb, Ob = np.concatenate([Mb, Mb[can]]), np.concatenate([Ob, Ob[can]])
-                    origin = np.concatenate([origin, origin[can]])
-                    occ_after = np.concatenate([occ_after, occ_after[can]])
-                    mine_after = np.concatenate([mine_after, mine_after[can]])
-                elif self.falls:
-                    can = np.flatnonzero((occ_after & nbit) == 0)
-                    if not len(can):
-                        continue
+    def _proposals(self, ma, oa, mba, oba):
+        """(source or -1, landing square, M, O, M's bin, O's bin, row) of every legal
+        action that may have given a row's after-state: a superset of the parents."""
+        rs, n = self.rs, self.n
+        row, L = set_bits(ma, n)  # the mover's checkers: where the last one may have landed
+        occ = ma[row] | oa[row]
+        pair, seen = (t.take(L, axis=1) for t in self.impossible)
+        keep = np.flatnonzero(~((occ & pair) == seen).any(axis=0))
+        row, L, occ = row[keep], L[keep], occ[keep]
+        # Hypotheses per ray, judged on the after-state (occ, mine), undone together.
+        M, O, mine = ma[row], oa[row], ma[row]
+        Mb, Ob = mba[row].astype(np.int16), oba[row].astype(np.int16)
+        cols = [row, L, M, O, Mb, Ob, occ, mine]
+        for k in range(len(self.fell)):
+            row, L, M, O, Mb, Ob, occ, mine = cols
+            pair = self.pushed[0][k].take(L)
+            can = np.flatnonzero((occ & pair) == self.pushed[1][k].take(L))
+            if len(can):
+                flip = pair[can]
+                its = (mine[can] & flip) != 0  # the target's checker is the mover's
+                undone = [c[can] for c in cols]
+                undone[2] = np.where(its, M[can] ^ flip, M[can])
+                undone[3] = np.where(its, O[can], O[can] ^ flip)
+                cols = [np.concatenate(pair_) for pair_ in zip(cols, undone, strict=True)]
+            if self.falls:
+                row, L, M, O, Mb, Ob, occ, mine = cols
+                nb = self.fell[k].take(L)
+                can = np.flatnonzero((nb != 0) & ((occ & nb) == 0))
+                if len(can):
                     dec = 1 if self.refill else 0
-                    parts_M = [M, M[can] | nbit, M[can]]
-                    parts_O = [O, O[can], O[can] | nbit]
-                    parts_Mb = [Mb, Mb[can] - dec, Mb[can]]
-                    parts_Ob = [Ob, Ob[can], Ob[can] - dec]
-                    M, O = np.concatenate(parts_M), np.concatenate(parts_O)
-                    Mb, Ob = np.concatenate(parts_Mb), np.concatenate(parts_Ob)
-                    origin = np.concatenate([origin, origin[can], origin[can]])
-                    occ_after = np.concatenate([occ_after, occ_after[can], occ_after[can]])
-                    mine_after = np.concatenate([mine_after, mine_after[can], mine_after[can]])
-            ok = (Mb >= 0) & (Ob >= 0)
-            if not ok.all():
-                M, O, Mb, Ob, origin = M[ok], O[ok], Mb[ok], Ob[ok], origin[ok]
-            # Where the checker on L came from: the bin, or a square it moved from.
-            cands = []
-            if True:
-                sel = np.flatnonzero(Mb + 1 <= rs.checkers)
-                cands.append((-1, M[sel] & ~lbit, O[sel], Mb[sel] + 1, Ob[sel], origin[sel]))
-            if rs.movement != "nomove":
-                occ = M | O
-                moving = eng.movement_allowed(Mb.astype(np.int8))
-                for s in self.sources[L]:
-                    if s == L:
-                        sel = np.flatnonzero(moving)
-                        cands.append((L, M[sel], O[sel], Mb[sel], Ob[sel], origin[sel]))
-                        continue
-                    sbit = np.uint64(1 << s)
-                    sel = np.flatnonzero(moving & ((occ & sbit) == 0))
-                    cands.append((s, M[sel] & ~lbit | sbit, O[sel], Mb[sel], Ob[sel], origin[sel]))
-            cands = [c for c in cands if len(c[1])]
-            if not cands:
-                continue
-            PM = np.concatenate([c[1] for c in cands])
-            PO = np.concatenate([c[2] for c in cands])
-            PMb = np.concatenate([c[3] for c in cands]).astype(np.int8)
-            POb = np.concatenate([c[4] for c in cands]).astype(np.int8)
-            orig = np.concatenate([c[5] for c in cands])
-            parts, start = [], 0
-            legal = np.ones(len(PM), dtype=bool)
-            pocc = PM | PO
-            for src, *_rest in cands:
-                k = len(_rest[0])
-                idx = np.arange(start, start + k)
-                if src < 0:
-                    legal[idx] &= (pocc[idx] & lbit) == 0
-                elif src != L:
-                    between = dict(eng.move_pairs[src])[L]
-                    legal[idx] &= (pocc[idx] & lbit) == 0
-                    if between:
-                        legal[idx] &= (pocc[idx] & between) == 0
-                parts.append((idx, src))
-                start += k
-            parts = [(idx[legal[idx]], src) for idx, src in parts]
-            landed = eng._land(L, PM, PO, PMb, POb, parts)
-            if landed is None:
-                continue
-            prow, _src, _dst, m, t, my_bin, their_bin, result, was_passed = landed
-            o = orig[prow]
-            good = (
-                (result == NONE)
-                & (was_passed == passed)
-                & (m == ma[o])
-                & (t == oa[o])
-                & (my_bin == mba[o])
-                & (their_bin == oba[o])
-            )
-            g = prow[good]
-            yield orig[g], PM[g], PO[g], PMb[g], POb[g]
+                    mfell = [c[can] for c in cols]
+                    mfell[2], mfell[4] = M[can] | nb[can], Mb[can] - dec
+                    ofell = [c[can] for c in cols]
+                    ofell[3], ofell[5] = O[can] | nb[can], Ob[can] - dec
+                    cols = [np.concatenate(c) for c in zip(cols, mfell, ofell, strict=True)]
+        row, L, M, O, Mb, Ob, occ, _mine = cols
+        ok = np.flatnonzero((Mb >= 0) & (Ob >= 0))
+        row, L, M, O, Mb, Ob = row[ok], L[ok], M[ok], O[ok], Mb[ok], Ob[ok]
+        lbit = np.uint64(1) << L.astype(np.uint64)
+        # Where the checker on L came from: the bin, or a square it moved from.
+        sel = np.flatnonzero(Mb + 1 <= rs.checkers)
+        props = [(np.full(len(sel), -1, np.int8), sel, M[sel] & ~lbit[sel], Mb[sel] + 1)]
+        if rs.movement != "nomove":
+            occ = M | O
+            moving = np.flatnonzero(self.eng.movement_allowed(Mb.astype(np.int8)))
+            Lm, occ_m = L[moving], occ[moving]
+            for j in range(len(self.source)):
+                src = self.source[j].take(Lm)
+                ok = np.flatnonzero((occ_m & self.source_clear[j].take(Lm)) == 0)
+                sel, s = moving[ok], src[ok].astype(np.uint64)
+                # A zero move (s == L) leaves the boards as they are.
+                props.append((src[ok], sel, M[sel] & ~lbit[sel] | np.uint64(1) << s, Mb[sel]))
+        sel = np.concatenate([p[1] for p in props])
+        return (
+            np.concatenate([p[0] for p in props]),
+            L[sel].astype(np.int8),
+            np.concatenate([p[2] for p in props]),
+            O[sel],
+            np.concatenate([p[3] for p in props]).astype(np.int8),
+            Ob[sel].astype(np.int8),
+            row[sel],
+        )
 
 
 # --- the solve ------------------------------------------------------------------------------------

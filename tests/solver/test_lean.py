@@ -175,8 +175,9 @@ def test_unplay_finds_every_true_parent():
 
 
 def test_parent_keys_are_the_class_keys_of_the_parents(monkeypatch):
-    """parent_keys keys the parents of a few landing squares at a time; in flushes of a
-    few rows it must give every (row, parent) of :meth:`Unplayer.parents`, keyed."""
+    """The un-player checks the proposals of a few landing squares at a time; in flushes
+    of a few rows, parents and parent_keys must give every (row, parent) of one flush,
+    keyed."""
     rs = Ruleset.from_id("pop1-4x4-c5-reincarnation-continue-binempty-king-nozero-nojump")
     rng = random.Random(11)
     eng = engine(rs)
@@ -185,12 +186,16 @@ def test_parent_keys_are_the_class_keys_of_the_parents(monkeypatch):
     ex = eng.expand(*states.mover_view())
     live = np.flatnonzero(ex.result == NONE)
     after = (ex.me[live], ex.them[live], ex.mb[live], ex.tb[live])
+    # Checked in one flush; then square by square, and once with a remainder left.
+    monkeypatch.setattr(lean, "VERIFY_SLICE", 1 << 40)
     rows, PM, PO, PMb, POb = un.parents(*after, passed=False)
     assert len(rows) > 100
     want = sorted(zip(rows.tolist(), eng.class_keys(PM, PO, PMb, POb).tolist(), strict=True))
-    # Flushed square by square, and once with a remainder left for the end.
-    for held in (23, len(rows) // 2 + 1):
-        monkeypatch.setattr(lean, "KEY_SLICE", held)
+    for held in (23, len(live) // 2 + 1):
+        monkeypatch.setattr(lean, "VERIFY_SLICE", held)
+        got_rows, *boards = un.parents(*after, passed=False)
+        got = sorted(zip(got_rows.tolist(), eng.class_keys(*boards).tolist(), strict=True))
+        assert got == want
         got_rows, got_keys = un.parent_keys(*after, passed=False)
         assert got_rows.dtype == np.int32
         assert sorted(zip(got_rows.tolist(), got_keys.tolist(), strict=True)) == want
