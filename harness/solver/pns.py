@@ -87,6 +87,17 @@ MAX_BATCH = 4096  # and at most (one call of the batch engine); between them, as
 COMPACT_AT = 1 << 16  # the tree drops its solved subtrees when it has doubled past this
 MAX_TREE = 1 << 24  # nodes; past half of it the least recently selected subtrees go
 NODE_BYTES = 72  # a node's row in the tree's arrays
+FILTER_BITS = 1 << 22  # a bit per hash of the states the table has held (4 MB)
+
+
+def state_hashes(x, o, xb, ob, turn) -> np.ndarray:
+    """A hash of each state below :data:`FILTER_BITS` (the table's filter)."""
+    h = x.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    h ^= o.astype(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F)
+    h ^= (xb.astype(np.uint64) << np.uint64(8) | ob.astype(np.uint64)) << np.uint64(1)
+    h ^= turn.astype(np.uint64)
+    h ^= h >> np.uint64(29)
+    return (h & np.uint64(FILTER_BITS - 1)).astype(np.intp)
 
 
 @dataclass
@@ -249,6 +260,9 @@ class PNSearch:
         self.progress = progress
         self.proven: dict[State, tuple[int, Act | None]] = {}
         self.disproven: dict[State, int] = {}
+        # A bit per state hash the table has held (never cleared): a leaf whose bit is not
+        # set is not in the table, so most leaves are not looked up one by one.
+        self.filter = np.zeros(FILTER_BITS, dtype=bool)
         self.nodes = 0
         self.generated = 0
         self.searched = 0  # the largest bound disproven at the root (no win within it)
@@ -370,16 +384,21 @@ class PNSearch:
         """Solve the leaves the table knows (a transposition solved since the leaf was
         made); returns the others."""
         t = self.tree
-        left = []
-        for i, s, rem in zip(
-            leaves.tolist(), t.states(leaves), t.rem[leaves].tolist(), strict=True
+        maybe = np.flatnonzero(self.filter[self._hashes(leaves)] | (t.rem[leaves] <= 0))
+        left = np.ones(len(leaves), dtype=bool)
+        known = leaves[maybe]
+        for j, i, s, rem in zip(
+            maybe.tolist(), known.tolist(), t.states(known), t.rem[known].tolist(), strict=True
         ):
             hit = self._lookup(s, rem)
-            if hit is None:
-                left.append(i)
-            else:
+            if hit is not None:
                 t.pn[i], t.dn[i], t.rank[i] = hit
-        return np.array(left, dtype=np.int64)
+                left[j] = False
+        return leaves[left].astype(np.int64)
+
+    def _hashes(self, nodes: np.ndarray) -> np.ndarray:
+        t = self.tree
+        return state_hashes(t.x[nodes], t.o[nodes], t.xb[nodes], t.ob[nodes], t.turn[nodes])
 
     def _expand(self, leaves: np.ndarray) -> None:
         """Children of every leaf, or its value at once: an attacker's leaf with a winning
@@ -518,6 +537,8 @@ class PNSearch:
         """Keep solved nodes in the table: the least rank of a proof, the largest bound of
         a disproof."""
         t = self.tree
+        self.filter[self._hashes(proven)] = True
+        self.filter[self._hashes(disproven)] = True
         for s, r, act in zip(t.states(proven), t.rank[proven].tolist(), acts, strict=True):
             old = self.proven.get(s)
             if old is None or r < old[0]:
@@ -601,6 +622,10 @@ class PNSearch:
             raise
         except (OSError, ValueError, KeyError) as exc:
             raise ProofStateError(f"proof state {path}: not a saved PN search ({exc})") from exc
+        for table in (self.proven, self.disproven):
+            if table:
+                cols = np.array(list(table), dtype=np.uint64).T
+                self.filter[state_hashes(*cols)] = True
 
 
 def prove_subtree(

@@ -238,3 +238,33 @@ def test_dropping_solved_subtrees_changes_nothing_else(monkeypatch):
     assert sum(dropped) > 0
     assert (small.nodes, small.generated) == (whole.nodes, whole.generated)
     assert small.proven == whole.proven and small.disproven == whole.disproven
+
+
+def test_leaves_the_table_holds_are_settled_from_it_after_a_load(tmp_path):
+    """Leaves are looked up only where the table's filter has their hash: a table that is
+    loaded, or recorded into, must set it, or its proofs would be searched again."""
+    first = PNSearch(DEFAULT, 0, max_plies=9)
+    first.prove()
+    first.save(tmp_path / "s.npz")
+    states = list(first.proven) + list(first.disproven)
+    again = PNSearch(DEFAULT, 0, max_plies=9)
+    again.load(tmp_path / "s.npz")
+    tree = again.tree = Tree(0)
+    tree.add_root(states[0], 9, 1, 1)
+    tree.add_children(
+        np.array([0]),
+        np.array([len(states)]),
+        {
+            name: np.array([s[i] for s in states])
+            for i, name in enumerate(("x", "o", "xb", "ob", "turn"))
+        },
+    )
+    leaves = np.arange(1, len(states) + 1)
+    tree.rem[leaves] = 9  # deep enough for every proof; the disproofs hold for rem 9 or not
+    bound = np.array([first.disproven.get(s, -1) >= 9 for s in states])
+    settled_by_proof = np.array([s in first.proven for s in states])
+    left = again._from_table(leaves)
+    assert set(left.tolist()) == set(leaves[~(settled_by_proof | bound)].tolist())
+    again.filter[:] = False  # a filter that forgot the table settles nothing
+    tree.pn[leaves], tree.dn[leaves] = 1, 1
+    assert len(again._from_table(leaves)) == len(leaves)
