@@ -683,7 +683,7 @@ class BatchEngine:
         their flips add up (exclusive or) to the pop. Rows go :data:`POP_SLICE` at a time,
         all ray slots at once (a slots-by-rows table).
         """
-        fall = self.pop_fall
+        falls = bool(self.pop_fall.any())
         for lo in range(0, len(landing), POP_SLICE):
             sl = slice(lo, lo + POP_SLICE)
             L = landing[sl].astype(np.intp)
@@ -696,12 +696,11 @@ class BatchEngine:
                 go &= np.bitwise_count(self.pop_shared.take(L, axis=1) & snap) < 2
             flip = pair * go
             mine = flip * ((nb & ms) != 0)
-            if fall.any():
-                down = fall.take(L)
-                my_fall, their_fall = ms & down, ts & down
             ms ^= np.bitwise_xor.reduce(mine, axis=0)
             ts ^= np.bitwise_xor.reduce(flip ^ mine, axis=0)
-            if fall.any():
+            if falls:  # no push lands on a neighbour (it is one step from L, a target two)
+                down = self.pop_fall.take(L)
+                my_fall, their_fall = ms & down, ts & down
                 ms &= ~my_fall
                 ts &= ~their_fall
                 if self.rs.edge == "reincarnation":

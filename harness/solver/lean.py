@@ -455,11 +455,14 @@ class Unplayer:
         n = self.n = eng.n
         self.falls = rs.edge in ("reincarnation", "ringout")
         self.refill = rs.edge == "reincarnation"
-        slots = max((len(rays) for rays in geo.pop_rays), default=0)
         never = ~np.uint64(0)  # no board shows this (the landing square is occupied)
-        self.impossible = (np.zeros((slots, n), np.uint64), np.full((slots, n), never))
-        self.pushed = (np.zeros((slots, n), np.uint64), np.full((slots, n), never))
-        self.fell = np.zeros((slots, n), np.uint64)
+        # The engine's pop tables, read backwards: a pushed ray's pair and target, and the
+        # neighbours of rays off the board (where checkers fall).
+        pair, neighbour = eng.pop_pair, eng.pop_nb
+        self.pushed = (pair, np.where(pair != 0, pair ^ neighbour, never))
+        off_board = (pair == 0) & (neighbour != never)
+        self.fell = np.where(off_board & self.falls, neighbour, np.uint64(0))
+        self.impossible = (np.zeros(pair.shape, np.uint64), np.full(pair.shape, never))
         for L in range(n):
             rays = geo.pop_rays[L]
             nbs = [r.neighbour for r in rays]
@@ -467,13 +470,10 @@ class Unplayer:
             for k, r in enumerate(rays):
                 nb = 1 << r.neighbour
                 if r.target is None:
-                    if self.falls:
-                        self.fell[k, L] = nb
-                        if r.neighbour not in tgts:
-                            self.impossible[0][k, L] = self.impossible[1][k, L] = nb
+                    if self.falls and r.neighbour not in tgts:
+                        self.impossible[0][k, L] = self.impossible[1][k, L] = nb
                     continue
                 tg = 1 << r.target
-                self.pushed[0][k, L], self.pushed[1][k, L] = nb | tg, tg
                 alone = tgts.count(r.target) == 1
                 if alone and r.target not in nbs and r.neighbour not in tgts:
                     self.impossible[0][k, L], self.impossible[1][k, L] = nb | tg, nb
