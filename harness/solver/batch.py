@@ -51,7 +51,6 @@ more than 7 checkers), compared word by word.
 
 from __future__ import annotations
 
-import itertools
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache
@@ -155,6 +154,42 @@ class Permuter:
         for start, mask, table in self.chunks:
             idx = ((b >> start) & mask).view(np.intp)  # small values: the same bits
             part = table.take(idx)
+            out = part if out is None else out | part
+        assert out is not None
+        return out
+
+
+class PermuterStack:
+    """Several permutations of squares, one chosen per row: ``pick(b, which)`` is each row
+    of ``b`` under the permutation ``which`` names for it, with the same look-ups as one
+    :class:`Permuter` (the tables of all of them side by side in one array).
+
+    >>> st = PermuterStack([(0, 1, 2), (1, 2, 0)], width=8)
+    >>> b = np.array([0b001, 0b001], dtype=np.uint64)
+    >>> st.pick(b, np.array([0, 1])).tolist()
+    [1, 2]
+    """
+
+    def __init__(self, perms, width: int):
+        self.parts = [Permuter(p, width) for p in perms]
+        size = 1 << width
+        chunks = self.parts[0].chunks
+        self.starts = [(start, mask) for start, mask, _ in chunks]
+        self.stride = len(chunks) * size  # one permutation's tables
+        tables = np.zeros((len(perms), len(chunks), size), dtype=np.uint64)
+        for i, part in enumerate(self.parts):
+            for c, (_, _, table) in enumerate(part.chunks):
+                tables[i, c, : len(table)] = table
+        self.tables = tables.reshape(-1)
+        self.size = size
+
+    def pick(self, b: np.ndarray, which: np.ndarray) -> np.ndarray:
+        base = which.astype(np.intp) * self.stride
+        out = None
+        for c, (start, mask) in enumerate(self.starts):
+            idx = ((b >> start) & mask).view(np.intp)
+            idx += base + c * self.size
+            part = self.tables.take(idx)
             out = part if out is None else out | part
         assert out is not None
         return out
@@ -424,7 +459,8 @@ class BatchEngine:
         width = min(13, n) if n > 16 else 8
         syms = symmetries(rs)
         self.symmetries = syms
-        self.permuters = [Permuter(s.perm, width) for s in syms[1:]]  # identity first, skipped
+        self.stack = PermuterStack([s.perm for s in syms], width)
+        self.permuters = self.stack.parts[1:]  # the identity (first) needs no look-up
 
     # --- tables ---------------------------------------------------------------------------
 
@@ -777,6 +813,47 @@ class BatchEngine:
         """``b`` under every symmetry, identity first."""
         return [b] + [p(b) for p in self.permuters]
 
+    def least_images(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The least image of each pair of boards over every symmetry, ``a`` compared first.
+
+        When both boards fit one 64-bit word, the words are compared. Otherwise only ``a``
+        is mapped by every symmetry; ``b`` is mapped by the one that gave the least ``a``,
+        and by all of them only in the rows where two give that least ``a`` (a board with a
+        symmetry of its own), so most rows cost one look-up of ``b``.
+
+        >>> eng = engine(Ruleset.from_id("pop1-3x3-c3-torus-continue-binempty-king-nozero-nojump"))
+        >>> a, b = np.array([0b100], dtype=np.uint64), np.array([0b010], dtype=np.uint64)
+        >>> [bin(int(v[0])) for v in eng.least_images(a, b)]
+        ['0b1', '0b10']
+        """
+        n = np.uint64(self.n)
+        if 2 * self.n <= 64:
+            word = (a << n) | b
+            for p in self.permuters:
+                np.minimum(word, (p(a) << n) | p(b), out=word)
+            return word >> n, word & np.uint64((1 << self.n) - 1)
+        best = a.copy()
+        which = np.zeros(len(a), dtype=np.intp)
+        images = [a]
+        for i, p in enumerate(self.permuters, 1):
+            image = p(a)
+            images.append(image)
+            which[image < best] = i
+            np.minimum(best, image, out=best)
+        least_b = self.stack.pick(b, which)
+        tied = np.zeros(len(a), dtype=bool)
+        for i, image in enumerate(images):
+            tied |= (image == best) & (which != i)
+        rows = np.flatnonzero(tied)
+        if len(rows):
+            sub_b, sub_best, least = b[rows], best[rows], least_b[rows]
+            for i, part in enumerate(self.stack.parts):
+                image_b = part(sub_b)
+                fits = images[i][rows] == sub_best
+                np.minimum(least, np.where(fits, image_b, least), out=least)
+            least_b[rows] = least
+        return best, least_b
+
     def _words(self, a, b, abin, bbin, extra=None) -> list[np.ndarray]:
         """Two boards and two bins (and an optional bit) as key words, most significant first."""
         n, bb = self.n, self.bin_bits
@@ -797,23 +874,9 @@ class BatchEngine:
         total = len(a)
         if total > KEY_SLICE:
             return _in_slices(self._canonical, KEY_SLICE, a, b, abin, bbin, extra)
-        best = None
-        # One symmetric image of both boards at a time: the slice's temporaries are a few
-        # columns, not sixteen.
-        pairs = itertools.chain([(a, b)], ((p(a), p(b)) for p in self.permuters))
-        for ia, ib in pairs:
-            words = self._words(ia, ib, abin, bbin, extra)
-            if best is None:
-                best = words
-            elif len(words) == 1:
-                np.minimum(best[0], words[0], out=best[0])
-            else:
-                # lexicographic "words < best", from the last word up
-                better = words[-1] < best[-1]
-                for w, bw in zip(words[-2::-1], best[-2::-1], strict=True):
-                    better = (w < bw) | ((w == bw) & better)
-                best = [np.where(better, w, bw) for w, bw in zip(words, best, strict=True)]
-        assert best is not None
+        # The bins (and the extra bit) are the high words and invariant, so the least key
+        # is the least (a, b) image.
+        best = self._words(*self.least_images(a, b), abin, bbin, extra)
         if len(best) == 1:
             return best[0]
         out = np.empty(total, dtype=KEY2 if len(best) == 2 else KEY3)

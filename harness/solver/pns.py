@@ -29,7 +29,7 @@ their *rank* (plies within which the win is proven: 1 for an immediate win, 1 + 
 rank at the attacker's nodes, 1 + the largest child rank at the defender's) and, at the
 attacker's nodes, the winning action; disproven ones with the largest bound they failed
 at. A leaf is looked up when it is selected. Solved subtrees are dropped from the tree
-when it has doubled (the table holds what they proved); past ``max_tree / 2`` nodes the
+when it has grown fourfold (the table holds what they proved); past ``max_tree / 2`` nodes the
 least recently selected subtrees go too, their roots kept as leaves with their numbers
 (a disproof the table has evicted is then found again when its node is expanded again).
 When the table passes ``max_table`` entries the older disproofs are dropped down to half
@@ -57,6 +57,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from itertools import repeat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,7 +68,7 @@ from harness.rules.geometry import geometry
 from harness.rules.position import PLAYERS, Position
 from harness.rules.ruleset import Ruleset
 from harness.solver.batch import DRAW, MOVER_WINS, O_WINS, X_WINS, SquareMap, States, engine
-from harness.solver.pntree import INF, Tree
+from harness.solver.pntree import INF, NO_RANK, Tree
 from harness.solver.proof import (
     Act,
     BudgetExhausted,
@@ -84,7 +85,8 @@ STATE_FORMAT = 1
 MIN_BATCH = 16  # leaves expanded in one iteration at least (when the budget allows)
 MAX_BATCH = 4096  # and at most (one call of the batch engine); between them, as many as
 # were expanded so far within this bound, so the batch doubles while the tree grows
-COMPACT_AT = 1 << 16  # the tree drops its solved subtrees when it has doubled past this
+COMPACT_AT = 1 << 16  # the tree drops its solved subtrees when it has grown past this
+COMPACT_GROWTH = 4  # and then again when it has grown this much (each drop copies the tree)
 MAX_TREE = 1 << 24  # nodes; past half of it the least recently selected subtrees go
 NODE_BYTES = 72  # a node's row in the tree's arrays
 FILTER_BITS = 1 << 22  # a bit per hash of the states the table has held (4 MB)
@@ -123,13 +125,7 @@ class BatchCanon:
         self.eng = engine(rs)
 
     def images(self, x: np.ndarray, o: np.ndarray):
-        xs, os_ = self.eng.images(x), self.eng.images(o)
-        best_x, best_o = xs[0].copy(), os_[0].copy()
-        for ix, io in zip(xs[1:], os_[1:], strict=True):
-            better = (ix < best_x) | ((ix == best_x) & (io < best_o))
-            best_x = np.where(better, ix, best_x)
-            best_o = np.where(better, io, best_o)
-        return best_x, best_o
+        return self.eng.least_images(x, o)
 
 
 def first_rows(group: np.ndarray, groups: int, cols) -> np.ndarray:
@@ -271,14 +267,19 @@ class PNSearch:
         self._next_line = 0.0
         self._node_limit: int | None = None
 
-    def _lookup(self, s: State, rem: int) -> tuple[int, int, int] | None:
-        """(pn, dn, rank) of a solved state from the table, or None."""
-        hit = self.proven.get(s)
-        if hit is not None and hit[0] <= rem:
-            return 0, INF, hit[0]
-        if rem <= 0 or self.disproven.get(s, -1) >= rem:
-            return INF, 0, 0
-        return None
+    def _table_values(self, states: list[State], rem: np.ndarray):
+        """What the table knows of ``states`` with ``rem`` plies left: (proven, disproven,
+        rank of each proof). A proof counts when its rank fits the plies, a disproof when it
+        was for at least as many (and a state with no plies left is disproven)."""
+        rank = np.array(
+            [NO_RANK if hit is None else hit[0] for hit in map(self.proven.get, states)],
+            dtype=np.int64,
+        )
+        bound = np.fromiter(
+            map(self.disproven.get, states, repeat(-1)), dtype=np.int64, count=len(states)
+        )
+        proven = rank <= rem
+        return proven, ~proven & ((rem <= 0) | (bound >= rem)), rank
 
     # --- public ---------------------------------------------------------------------------
 
@@ -317,10 +318,12 @@ class PNSearch:
 
     def _search(self, bound: int, deadline: float | None, node_limit: int | None) -> None:
         """One proof-number search of the root within ``bound`` plies."""
-        self.tree = Tree(self.a)
+        # Room for the whole bounded tree at once: numpy's zeroed arrays take memory only
+        # where rows are written, and the tree never copies itself to grow.
+        self.tree = Tree(self.a, capacity=self.max_tree + MAX_BATCH)
         self.bound = bound
         self._node_limit = node_limit
-        if self._lookup(self.root_state, bound) is not None:
+        if any(self._table_values([self.root_state], np.array([bound]))[:2]):
             return
         t = self.tree
         t.add_root(self.root_state, bound, 1, 1)
@@ -378,22 +381,20 @@ class PNSearch:
             if len(t) > self.max_tree // 2:
                 t.shrink(self.max_tree // 4)
                 self.shrunk += 1
-            self._compact_at = min(max(COMPACT_AT, 2 * len(t)), self.max_tree)
+            self._compact_at = min(max(COMPACT_AT, COMPACT_GROWTH * len(t)), self.max_tree)
 
     def _from_table(self, leaves: np.ndarray) -> np.ndarray:
         """Solve the leaves the table knows (a transposition solved since the leaf was
         made); returns the others."""
         t = self.tree
         maybe = np.flatnonzero(self.filter[self._hashes(leaves)] | (t.rem[leaves] <= 0))
-        left = np.ones(len(leaves), dtype=bool)
         known = leaves[maybe]
-        for j, i, s, rem in zip(
-            maybe.tolist(), known.tolist(), t.states(known), t.rem[known].tolist(), strict=True
-        ):
-            hit = self._lookup(s, rem)
-            if hit is not None:
-                t.pn[i], t.dn[i], t.rank[i] = hit
-                left[j] = False
+        proven, disproven, rank = self._table_values(t.states(known), t.rem[known])
+        win, loss = known[proven], known[disproven]
+        t.pn[win], t.dn[win], t.rank[win] = 0, INF, rank[proven]
+        t.pn[loss], t.dn[loss], t.rank[loss] = INF, 0, 0
+        left = np.ones(len(leaves), dtype=bool)
+        left[maybe[proven | disproven]] = False
         return leaves[left].astype(np.int64)
 
     def _hashes(self, nodes: np.ndarray) -> np.ndarray:

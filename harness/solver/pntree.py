@@ -135,7 +135,9 @@ class Tree:
             kids, seg, start = self._kids_of(front)
             attackers = self.turn[front] == self.a
             key = np.where(attackers[seg], self.pn[kids], self.dn[kids])
-            order = np.lexsort((key, seg))  # by parent, then number; ties in child order
+            # By parent, then number, ties in child order: one stable sort of one word (a
+            # front has at most k nodes, and the numbers stay below INF = 2**40).
+            order = np.argsort((seg << 41) | key, kind="stable")
             place = np.empty(len(kids), dtype=np.int64)
             place[order] = np.arange(len(kids)) - start[seg[order]]
             share = np.where(place > 0, width[seg] >> np.minimum(place + 1, 62), 0)
@@ -183,14 +185,19 @@ class Tree:
         ancestor of them all; returns the nodes this solved: (proven, disproven, for each
         proven one the child whose action proves it, or -1 at the defender's nodes)."""
         proven, disproven, via = [], [], []
-        todo = np.unique(np.concatenate([changed, self.par[changed]]))
-        todo = todo[todo >= 0]
-        while len(todo):
-            depth = self.depth[todo]
-            deepest = depth == depth.max()
-            cur, todo = todo[deepest], todo[~deepest]
+        if not len(changed):
+            return self._cat(proven), self._cat(disproven), self._cat(via)
+        # One depth at a time, deepest first: the changed nodes of that depth (distinct, and
+        # never a parent of another changed node) and the parents of the level below.
+        depth = self.depth[changed]
+        up = np.zeros(0, dtype=np.int64)
+        for d in range(int(depth.max()), -1, -1):
+            below = changed[depth == d + 1]
+            parents = np.unique(np.concatenate([up, self.par[below]]))
+            cur = np.concatenate([changed[depth == d], parents[parents >= 0]])
             cur = cur[(self.pn[cur] != 0) & (self.dn[cur] != 0) & (self.nk[cur] > 0)]
             if not len(cur):
+                up = up[:0]
                 continue
             kids, seg, start = self._kids_of(cur)
             kpn, kdn = self.pn[kids], self.dn[kids]
@@ -226,12 +233,11 @@ class Tree:
             moved = (pn != self.pn[cur]) | (dn != self.dn[cur])
             self.pn[cur], self.dn[cur] = pn, dn
             up = self.par[cur[moved]]
-            todo = np.union1d(todo, up[up >= 0])
+        return self._cat(proven), self._cat(disproven), self._cat(via)
 
-        def cat(parts: list[np.ndarray]) -> np.ndarray:
-            return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-
-        return cat(proven), cat(disproven), cat(via)
+    @staticmethod
+    def _cat(parts: list[np.ndarray]) -> np.ndarray:
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
     # --- dropping subtrees ----------------------------------------------------------------
 
@@ -239,20 +245,21 @@ class Tree:
         """Drop every node below a solved node or a leaf (a node made a leaf again by
         :meth:`shrink`) and renumber; returns how many were dropped."""
         n = self.n
-        solved = (self.pn[:n] == 0) | (self.dn[:n] == 0)
-        closed = solved | (self.kid0[:n] < 0)
-        keep = np.ones(n, dtype=bool)
-        depth = self.depth[:n]
-        par = self.par[:n]
-        for d in range(1, int(depth.max()) + 1 if n else 1):
-            at = np.flatnonzero(depth == d)
-            p = par[at]
-            keep[at] = keep[p] & ~closed[p]
+        # Down from the root, one depth at a time: the children of every kept node that is
+        # still open are kept.
+        keep = np.zeros(n, dtype=bool)
+        front = np.zeros(min(n, 1), dtype=np.int64)
+        keep[front] = True
+        while len(front):
+            front = front[(self.kid0[front] >= 0) & (self.pn[front] != 0) & (self.dn[front] != 0)]
+            front = self._kids_of(front)[0]
+            keep[front] = True
         new = np.cumsum(keep) - 1
-        m = int(keep.sum())
+        rows = np.flatnonzero(keep)  # found once, gathered from by every column
+        m = len(rows)
         for name in FIELDS:
             arr = getattr(self, name)
-            arr[:m] = arr[:n][keep]
+            arr[:m] = arr.take(rows)
         self.n = m
         p = self.par[:m]
         self.par[:m] = np.where(p >= 0, new[np.maximum(p, 0)], -1)
