@@ -57,8 +57,8 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from itertools import repeat
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 
 import numpy as np
