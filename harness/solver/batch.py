@@ -372,15 +372,21 @@ WINDOW_BITS = 18  # largest look-up table for lines: 2**18 booleans
 
 
 @cache
-def _line_windows(rows: int, cols: int, edge: str):
-    """Tables for :meth:`BatchEngine.has_line`: (shift, mask, wrap mask, wrap shift, table).
+def window_layout(rows: int, cols: int, edge: str):
+    """The windows of up to three consecutive rows that hold every line, as (rows of the
+    window, shift, mask, wrap mask, wrap shift), or None when a window would pass
+    :data:`WINDOW_BITS`.
 
-    A window is up to three consecutive rows; its index is their bits, the first row lowest.
-    Rows past the bottom edge come from the top on wrapping edges (``wrap_mask`` selects them
-    and ``wrap_shift`` moves them above the others). None when the tables would be too big.
+    A window's index is its rows' bits, the first row lowest: ``(b >> shift) & mask``,
+    then, on wrapping edges, the rows past the bottom edge come from the top
+    (``wrap_mask`` selects them and ``wrap_shift`` moves them above the others).
+
+    >>> [w[0] for w in window_layout(4, 4, "torus")]
+    [[0, 1, 2, 3]]
+    >>> [w[0] for w in window_layout(7, 6, "ringout")][-1]
+    [4, 5, 6]
     """
     n = rows * cols
-    lines = geometry_for(rows, cols, edge).lines
     if n <= WINDOW_BITS:
         windows = [list(range(rows))]
     elif 3 * cols <= WINDOW_BITS:
@@ -391,36 +397,62 @@ def _line_windows(rows: int, cols: int, edge: str):
         return None
     out = []
     for window in windows:
-        width = len(window) * cols
-        idx = np.arange(1 << width, dtype=np.uint64)
-        table = np.zeros(1 << width, dtype=bool)
-        position = {row: k for k, row in enumerate(window)}
-        for line in lines:
-            rows_of = {sq // cols for sq in line.squares}
-            if not rows_of <= set(window):
-                continue
-            mask = 0
-            for sq in line.squares:
-                mask |= 1 << (position[sq // cols] * cols + sq % cols)
-            m = np.uint64(mask)
-            table |= (idx & m) == m
         first = window[0]
-        if window == sorted(window) and window == list(range(first, first + len(window))):
-            out.append((np.uint64(first * cols), np.uint64((1 << width) - 1), ZERO, ZERO, table))
+        width = len(window) * cols
+        if window == list(range(first, first + len(window))):
+            out.append((window, np.uint64(first * cols), np.uint64((1 << width) - 1), ZERO, ZERO))
         else:
             # Wrapped: rows first..rows-1 at the bottom of the index, then 0..k above them.
             low = rows - first
             high_rows = len(window) - low
-            wrap_mask = (1 << (high_rows * cols)) - 1
             out.append(
                 (
+                    window,
                     np.uint64(first * cols),
                     np.uint64((1 << (low * cols)) - 1),
-                    np.uint64(wrap_mask),
+                    np.uint64((1 << (high_rows * cols)) - 1),
                     np.uint64(low * cols),
-                    table,
                 )
             )
+    return out
+
+
+def window_mask(window: list[int], cols: int, squares) -> int:
+    """The bits of ``squares`` (all in the window's rows) in a window's index."""
+    position = {row: k for k, row in enumerate(window)}
+    mask = 0
+    for sq in squares:
+        mask |= 1 << (position[sq // cols] * cols + sq % cols)
+    return mask
+
+
+def window_index(b: np.ndarray, shift, mask, wrap_mask, wrap_shift) -> np.ndarray:
+    """Each board's index in one window of :func:`window_layout` (as intp)."""
+    idx = (b >> shift) & mask
+    if wrap_mask:
+        idx |= (b & wrap_mask) << wrap_shift
+    return idx.view(np.intp)
+
+
+@cache
+def _line_windows(rows: int, cols: int, edge: str):
+    """Tables for :meth:`BatchEngine.has_line`, one per window of :func:`window_layout`:
+    (shift, mask, wrap mask, wrap shift, whether the window's bits hold a line)."""
+    layout = window_layout(rows, cols, edge)
+    if layout is None:
+        return None
+    lines = geometry_for(rows, cols, edge).lines
+    out = []
+    for window, *where in layout:
+        width = len(window) * cols
+        idx = np.arange(1 << width, dtype=np.uint64)
+        table = np.zeros(1 << width, dtype=bool)
+        for line in lines:
+            if not {sq // cols for sq in line.squares} <= set(window):
+                continue
+            m = np.uint64(window_mask(window, cols, line.squares))
+            table |= (idx & m) == m
+        out.append((*where, table))
     return out
 
 
@@ -603,11 +635,8 @@ class BatchEngine:
         if self.line_windows is None:
             return self.has_line_pulled(b)
         found = None
-        for shift, mask, wrap_mask, wrap_shift, table in self.line_windows:
-            idx = (b >> shift) & mask
-            if wrap_mask:
-                idx |= (b & wrap_mask) << wrap_shift
-            hit = table.take(idx.view(np.intp))
+        for *where, table in self.line_windows:
+            hit = table.take(window_index(b, *where))
             found = hit if found is None else found | hit
         return found
 

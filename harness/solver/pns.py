@@ -58,16 +58,28 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from itertools import repeat
 from pathlib import Path
 
 import numpy as np
 
 from harness.atomic import atomic_file
-from harness.rules.geometry import geometry
+from harness.rules.geometry import geometry, geometry_for
 from harness.rules.position import PLAYERS, Position
 from harness.rules.ruleset import Ruleset
-from harness.solver.batch import DRAW, MOVER_WINS, O_WINS, X_WINS, SquareMap, States, engine
+from harness.solver.batch import (
+    DRAW,
+    MOVER_WINS,
+    O_WINS,
+    X_WINS,
+    SquareMap,
+    States,
+    engine,
+    window_index,
+    window_layout,
+    window_mask,
+)
 from harness.solver.pntree import INF, NO_RANK, Tree
 from harness.solver.proof import (
     Act,
@@ -164,27 +176,69 @@ def first_rows(group: np.ndarray, groups: int, cols) -> np.ndarray:
     return np.sort(order[first])
 
 
+@cache
+def _two_of_line_tables(rows: int, cols: int, edge: str):
+    """Per window of :func:`~harness.solver.batch.window_layout`: (where, table), where the
+    table gives, for the window's bits of a board, a bit per line assigned to the window:
+    set when exactly two of the line's squares are. Each line goes to one window: the first
+    that starts on one of its rows (so on wrapping edges every window has the same lines
+    and the same table), else the first that holds it. None without windows, or when a
+    window would get more than 64 lines."""
+    layout = window_layout(rows, cols, edge)
+    if layout is None:
+        return None
+    assigned: list[list[int]] = [[] for _ in layout]
+    for ln in geometry_for(rows, cols, edge).lines:
+        rows_of = {sq // cols for sq in ln.squares}
+        holds = [k for k, (window, *_) in enumerate(layout) if rows_of <= set(window)]
+        starts = [k for k in holds if layout[k][0][0] in rows_of]
+        k = (starts or holds)[0]
+        assigned[k].append(window_mask(layout[k][0], cols, ln.squares))
+    if max(len(a) for a in assigned) > 64:
+        return None
+    tables: dict[tuple[int, ...], np.ndarray] = {}
+    out = []
+    for (window, *where), masks in zip(layout, assigned, strict=True):
+        key = tuple(masks)
+        if key not in tables:
+            idx = np.arange(1 << (len(window) * cols), dtype=np.uint64)
+            table = np.zeros(len(idx), dtype=np.uint32 if len(masks) <= 32 else np.uint64)
+            for bit, m in enumerate(masks):
+                two = np.bitwise_count(idx & np.uint64(m)) == 2
+                table |= two.astype(table.dtype) << table.dtype.type(bit)
+            tables[key] = table
+        out.append((where, tables[key]))
+    return out
+
+
 class LineThreats:
     """Threats per position: the lines holding two of a player's checkers and none of the
     other's (so the third square is empty), counted for both players at once.
 
-    The lines are split into families in which no two lines share their first square; a
-    family is then counted with whole-board shifts, not line by line: the maps from each
-    first square to its line's second and third squares pull the two boards back onto the
-    first squares, where three bitboards say, per line, which of its squares a player
-    holds. On 6x6 c8 torus that is 4 families instead of 144 lines.
+    A line holds two of a player's and none of the other's exactly when two of its squares
+    are the player's and two are occupied. Where the board has the row windows of
+    :meth:`~harness.solver.batch.BatchEngine.has_line`, one table per window gives, from
+    the window's bits, which of its lines have exactly two squares set: one look-up of each
+    board and of both together per window (6 windows of 24 lines on 6x6 torus).
+
+    Otherwise the lines are split into families in which no two lines share their first
+    square, each counted with whole-board shifts: the maps from each first square to its
+    line's second and third squares pull the two boards back onto the first squares,
+    where three bitboards say, per line, which of its squares a player holds (4 families
+    instead of 144 lines on 6x6 torus; half the speed of the tables there).
 
     >>> from harness.rules import Ruleset
     >>> rs = Ruleset.from_id("pop1-3x3-c3-ringout-continue-binempty-king-nozero-nojump")
     >>> x, o = np.array([0b000000011], np.uint64), np.array([0b100000000], np.uint64)
-    >>> ta, td = LineThreats(geometry(rs).lines).count(x, o)
+    >>> ta, td = LineThreats(rs).count(x, o)
     >>> int(ta[0]), int(td[0])  # x on squares 0 and 1: the first row; o alone on 8
     (1, 0)
     """
 
-    def __init__(self, lines):
+    def __init__(self, rs: Ruleset, windows: bool = True):
+        self.windows = _two_of_line_tables(rs.rows, rs.cols, rs.edge) if windows else None
         families: list[dict[int, tuple[int, int]]] = []
-        for ln in lines:
+        for ln in geometry(rs).lines:
             first, second, third = ln.squares
             family = next((f for f in families if first not in f), None)
             if family is None:
@@ -200,21 +254,36 @@ class LineThreats:
             for f in families
         ]
 
-    def count(self, att: np.ndarray, dfd: np.ndarray):
-        """(attacker threats, defender threats) per position, as int16."""
+    def count(self, att: np.ndarray, dfd: np.ndarray, defender: bool = True):
+        """(attacker threats, defender threats) per position, as int16; the defender's are
+        None without ``defender``."""
+        if self.windows is not None:
+            return self._count_windows(att, dfd, defender)
         ta = np.zeros(len(att), dtype=np.int16)
-        td = np.zeros(len(att), dtype=np.int16)
+        td = np.zeros(len(att), dtype=np.int16) if defender else None
         for firsts, second, third in self.families:
             a1, a2 = second.pull(att), third.pull(att)
             d1, d2 = second.pull(dfd), third.pull(dfd)
             # Per line (at its first square): exactly two of a player's squares, none of
             # the other's.
             a_two = ((att & a1) | (att & a2) | (a1 & a2)) & ~(att & a1 & a2)
-            d_two = ((dfd & d1) | (dfd & d2) | (d1 & d2)) & ~(dfd & d1 & d2)
-            a_none = ~(att | a1 | a2)
             d_none = ~(dfd | d1 | d2)
             ta += np.bitwise_count(a_two & d_none & firsts)
-            td += np.bitwise_count(d_two & a_none & firsts)
+            if td is not None:
+                d_two = ((dfd & d1) | (dfd & d2) | (d1 & d2)) & ~(dfd & d1 & d2)
+                a_none = ~(att | a1 | a2)
+                td += np.bitwise_count(d_two & a_none & firsts)
+        return ta, td
+
+    def _count_windows(self, att: np.ndarray, dfd: np.ndarray, defender: bool):
+        occ = att | dfd
+        ta = np.zeros(len(att), dtype=np.int16)
+        td = np.zeros(len(att), dtype=np.int16) if defender else None
+        for where, table in self.windows:
+            two_occupied = table.take(window_index(occ, *where))
+            ta += np.bitwise_count(table.take(window_index(att, *where)) & two_occupied)
+            if td is not None:
+                td += np.bitwise_count(table.take(window_index(dfd, *where)) & two_occupied)
         return ta, td
 
 
@@ -263,7 +332,7 @@ class PNSearch:
         self.generated = 0
         self.searched = 0  # the largest bound disproven at the root (no win within it)
         self.bound = 0
-        self.threats = LineThreats(geometry(rs).lines)
+        self.threats = LineThreats(rs)
         self._next_line = 0.0
         self._node_limit: int | None = None
 
@@ -509,7 +578,7 @@ class PNSearch:
         if self._node_limit is not None and self.nodes + len(sub) > self._node_limit:
             # The replies are nodes: with too few left, these leaves get children instead.
             return np.zeros(m, dtype=bool)
-        ta, _ = self._threats(cx[sub], co[sub], self.a)
+        ta, _ = self._threats(cx[sub], co[sub], self.a, defender=False)
         order = np.lexsort((ta, par[sub]))
         firsts = np.ones(len(sub), dtype=bool)
         firsts[1:] = par[sub][order][1:] != par[sub][order][:-1]
@@ -550,10 +619,10 @@ class PNSearch:
         if len(self.disproven) > self.max_table:
             self._evict()
 
-    def _threats(self, x: np.ndarray, o: np.ndarray, a: int):
+    def _threats(self, x: np.ndarray, o: np.ndarray, a: int, defender: bool = True):
         """Per position: the attacker's threats and the defender's (:class:`LineThreats`)."""
         att, dfd = (x, o) if a == 0 else (o, x)
-        return self.threats.count(att, dfd)
+        return self.threats.count(att, dfd, defender)
 
     def _evict(self) -> None:
         """Drop the older disproofs, keeping the newest half of the bound."""

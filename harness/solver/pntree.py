@@ -66,6 +66,7 @@ class Tree:
         self.clock = 0  # selections so far
         for name, dtype in FIELDS.items():
             setattr(self, name, np.zeros(capacity, dtype=dtype))
+        self.slot = np.zeros(capacity, dtype=np.int32)  # scratch of _distinct (no meaning)
 
     def __len__(self) -> int:
         return self.n
@@ -81,6 +82,7 @@ class Tree:
             new = np.zeros(cap, dtype=old.dtype)
             new[: self.n] = old[: self.n]
             setattr(self, name, new)
+        self.slot = np.zeros(cap, dtype=np.int32)
         self.cap = cap
 
     def add_root(self, state: tuple, rem: int, pn: int, dn: int) -> int:
@@ -117,6 +119,15 @@ class Tree:
         seg = np.repeat(np.arange(len(nodes)), nk)
         kids = np.repeat(self.kid0[nodes], nk) + (np.arange(int(nk.sum())) - start[seg])
         return kids, seg, start
+
+    def _distinct(self, nodes: np.ndarray) -> np.ndarray:
+        """``nodes`` (rows of the tree) without repeats, in their order: each writes its
+        place into its node's slot of a scratch column, and it is kept when it reads its
+        own place back. Whichever write of a repeated node lands, exactly one of its copies
+        reads it. No sort: a few passes over ``nodes``, whatever the tree's size."""
+        place = np.arange(len(nodes), dtype=np.int32)
+        self.slot[nodes] = place
+        return nodes[self.slot[nodes] == place]
 
     def select(self, k: int) -> np.ndarray:
         """Up to ``k`` open leaves, the most-proving one among them (level by level, in
@@ -193,8 +204,9 @@ class Tree:
         up = np.zeros(0, dtype=np.int64)
         for d in range(int(depth.max()), -1, -1):
             below = changed[depth == d + 1]
-            parents = np.unique(np.concatenate([up, self.par[below]]))
-            cur = np.concatenate([changed[depth == d], parents[parents >= 0]])
+            parents = np.concatenate([up, self.par[below]])
+            parents = self._distinct(parents[parents >= 0])
+            cur = np.concatenate([changed[depth == d], parents])
             cur = cur[(self.pn[cur] != 0) & (self.dn[cur] != 0) & (self.nk[cur] > 0)]
             if not len(cur):
                 up = up[:0]

@@ -63,21 +63,31 @@ def test_first_rows_keeps_the_first_of_each_distinct_row_per_group(seed):
     assert first_rows(group, groups, cols).tolist() == want
 
 
-def test_line_threats_count_each_line_as_the_definition_does():
+@pytest.mark.parametrize("windows", [True, False])
+def test_line_threats_count_each_line_as_the_definition_does(windows):
     # The reference is the definition, line by line: two of one player's checkers in the
-    # line and none of the other's. Random rulesets cover every edge and board shape.
+    # line and none of the other's. Random rulesets cover every edge and board shape; the
+    # window tables where the board has them, and the families of lines without.
     rng = random.Random(11)
-    for _ in range(25):
-        rs = random_ruleset(rng)
+    tables = 0
+    wide = [
+        Ruleset.from_id(f"pop1-6x6-c8-{edge}-continue-binempty-king-nozero-nojump")
+        for edge in ("torus", "klein", "ringout")
+    ]
+    for rs in [random_ruleset(rng) for _ in range(25)] + wide:
         lines = geometry(rs).lines
         st = States.from_positions([random_position(rng, rs) for _ in range(60)])
-        ta, td = LineThreats(lines).count(st.o, st.x)
+        threats = LineThreats(rs, windows=windows)
+        tables += threats.windows is not None
+        ta, td = threats.count(st.o, st.x)
+        assert threats.count(st.o, st.x, defender=False)[0].tolist() == ta.tolist()
         for i, (x, o) in enumerate(zip(st.x.tolist(), st.o.tolist(), strict=True)):
             na = [bin(o & ln.mask).count("1") for ln in lines]
             nd = [bin(x & ln.mask).count("1") for ln in lines]
             want_a = sum(a == 2 and d == 0 for a, d in zip(na, nd, strict=True))
             want_d = sum(d == 2 and a == 0 for a, d in zip(na, nd, strict=True))
             assert (int(ta[i]), int(td[i])) == (want_a, want_d), (rs.id, x, o)
+    assert tables == (28 if windows else 0)
 
 
 @pytest.mark.parametrize(

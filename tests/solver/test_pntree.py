@@ -159,3 +159,15 @@ def test_shrinking_keeps_the_root_numbers_and_the_most_proving_leaf(seed):
     assert all(numbers[t.state(i)] == (int(t.pn[i]), int(t.dn[i])) for i in left)
     assert (int(t.pn[0]), int(t.dn[0])) == root
     assert t.state(int(t.select(1)[0])) == mpn
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_distinct_keeps_one_copy_of_each_node_in_order(seed):
+    rng = random.Random(seed)
+    t = Tree(A, capacity=64)
+    nodes = [rng.randrange(64) for _ in range(200)]
+    kept = t._distinct(np.array(nodes, dtype=np.int64)).tolist()
+    assert len(kept) == len(set(kept)) == len(set(nodes))
+    # A subsequence of the input: one of each node's copies, where it stood.
+    rest = iter(nodes)
+    assert all(any(v == w for w in rest) for v in kept)
