@@ -153,7 +153,9 @@ class Permuter:
         out = None
         for start, mask, table in self.chunks:
             idx = ((b >> start) & mask).view(np.intp)  # small values: the same bits
-            part = table.take(idx)
+            # "clip" in every table look-up: the indices are in range by construction, and
+            # numpy then skips its bounds check (a third faster).
+            part = table.take(idx, mode="clip")
             out = part if out is None else out | part
         assert out is not None
         return out
@@ -189,7 +191,7 @@ class PermuterStack:
         for c, (start, mask) in enumerate(self.starts):
             idx = ((b >> start) & mask).view(np.intp)
             idx += base + c * self.size
-            part = self.tables.take(idx)
+            part = self.tables.take(idx, mode="clip")
             out = part if out is None else out | part
         assert out is not None
         return out
@@ -636,7 +638,7 @@ class BatchEngine:
             return self.has_line_pulled(b)
         found = None
         for *where, table in self.line_windows:
-            hit = table.take(window_index(b, *where))
+            hit = table.take(window_index(b, *where), mode="clip")
             found = hit if found is None else found | hit
         return found
 
@@ -754,17 +756,17 @@ class BatchEngine:
             L = landing[sl].astype(np.intp)
             ms, ts = m[sl], t[sl]
             snap = ms | ts
-            pair = self.pop_pair.take(L, axis=1)
-            nb = self.pop_nb.take(L, axis=1)
+            pair = self.pop_pair.take(L, axis=1, mode="clip")
+            nb = self.pop_nb.take(L, axis=1, mode="clip")
             go = (pair & snap) == nb
             if self.any_shared:
-                go &= np.bitwise_count(self.pop_shared.take(L, axis=1) & snap) < 2
+                go &= np.bitwise_count(self.pop_shared.take(L, axis=1, mode="clip") & snap) < 2
             flip = pair * go
             mine = flip * ((nb & ms) != 0)
             ms ^= np.bitwise_xor.reduce(mine, axis=0)
             ts ^= np.bitwise_xor.reduce(flip ^ mine, axis=0)
             if falls:  # no push lands on a neighbour (it is one step from L, a target two)
-                down = self.pop_fall.take(L)
+                down = self.pop_fall.take(L, mode="clip")
                 my_fall, their_fall = ms & down, ts & down
                 ms &= ~my_fall
                 ts &= ~their_fall

@@ -541,7 +541,8 @@ class Unplayer:
         rs, n = self.rs, self.n
         row, L = set_bits(ma, n)  # the mover's checkers: where the last one may have landed
         occ = ma[row] | oa[row]
-        pair, seen = (t.take(L, axis=1) for t in self.impossible)
+        # "clip": squares are in range, so the look-ups skip numpy's bounds check.
+        pair, seen = (t.take(L, axis=1, mode="clip") for t in self.impossible)
         keep = np.flatnonzero(~((occ & pair) == seen).any(axis=0))
         row, L, occ = row[keep], L[keep], occ[keep]
         # Hypotheses per ray, judged on the after-state (occ, mine), undone together.
@@ -550,8 +551,8 @@ class Unplayer:
         cols = [row, L, M, O, Mb, Ob, occ, mine]
         for k in range(len(self.fell)):
             row, L, M, O, Mb, Ob, occ, mine = cols
-            pair = self.pushed[0][k].take(L)
-            can = np.flatnonzero((occ & pair) == self.pushed[1][k].take(L))
+            pair = self.pushed[0][k].take(L, mode="clip")
+            can = np.flatnonzero((occ & pair) == self.pushed[1][k].take(L, mode="clip"))
             if len(can):
                 flip = pair[can]
                 its = (mine[can] & flip) != 0  # the target's checker is the mover's
@@ -561,7 +562,7 @@ class Unplayer:
                 cols = [np.concatenate(pair_) for pair_ in zip(cols, undone, strict=True)]
             if self.falls:
                 row, L, M, O, Mb, Ob, occ, mine = cols
-                nb = self.fell[k].take(L)
+                nb = self.fell[k].take(L, mode="clip")
                 can = np.flatnonzero((nb != 0) & ((occ & nb) == 0))
                 if len(can):
                     dec = 1 if self.refill else 0
@@ -582,8 +583,8 @@ class Unplayer:
             moving = np.flatnonzero(self.eng.movement_allowed(Mb.astype(np.int8)))
             Lm, occ_m = L[moving], occ[moving]
             for j in range(len(self.source)):
-                src = self.source[j].take(Lm)
-                ok = np.flatnonzero((occ_m & self.source_clear[j].take(Lm)) == 0)
+                src = self.source[j].take(Lm, mode="clip")
+                ok = np.flatnonzero((occ_m & self.source_clear[j].take(Lm, mode="clip")) == 0)
                 sel, s = moving[ok], src[ok].astype(np.uint64)
                 # A zero move (s == L) leaves the boards as they are.
                 props.append((src[ok], sel, M[sel] & ~lbit[sel] | np.uint64(1) << s, Mb[sel]))

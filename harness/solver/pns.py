@@ -279,11 +279,15 @@ class LineThreats:
         occ = att | dfd
         ta = np.zeros(len(att), dtype=np.int16)
         td = np.zeros(len(att), dtype=np.int16) if defender else None
-        for where, table in self.windows:
-            two_occupied = table.take(window_index(occ, *where))
-            ta += np.bitwise_count(table.take(window_index(att, *where)) & two_occupied)
+        for where, table in self.windows:  # indices in range: no bounds check ("clip")
+            two_occupied = table.take(window_index(occ, *where), mode="clip")
+            ta += np.bitwise_count(
+                table.take(window_index(att, *where), mode="clip") & two_occupied
+            )
             if td is not None:
-                td += np.bitwise_count(table.take(window_index(dfd, *where)) & two_occupied)
+                td += np.bitwise_count(
+                    table.take(window_index(dfd, *where), mode="clip") & two_occupied
+                )
         return ta, td
 
 
@@ -498,30 +502,14 @@ class PNSearch:
         xb, ob, turn, par = nxt.xb[rows], nxt.ob[rows], nxt.turn[rows], rp[rows]
         # One child per distinct canonical position, from its first action.
         keep = first_rows(par, m, (cx, co, xb, ob, turn))
-        rows, cx, co, xb, ob, turn, par = (
-            rows[keep],
-            cx[keep],
-            co[keep],
-            xb[keep],
-            ob[keep],
-            turn[keep],
-            par[keep],
-        )
         # The defender's leaves with two plies left are decided here, without children.
-        settled = self._settle_last_replies(leaves, attacker_leaf, par, cx, co, xb, ob, turn)
-        left = ~settled[par]
-        rows, cx, co, xb, ob, turn, par = (
-            rows[left],
-            cx[left],
-            co[left],
-            xb[left],
-            ob[left],
-            turn[left],
-            par[left],
-        )
+        cols = (cx, co, xb, ob, turn)
+        settled = self._settle_last_replies(leaves, attacker_leaf, par[keep], keep, cols)
+        keep = keep[~settled[par[keep]]]
+        rows, cx, co, xb, ob, turn, par = (c[keep] for c in (rows, *cols, par))
         counts = np.bincount(par, minlength=m)
         self.generated += len(rows)
-        ta, td = self._threats(nxt.x[rows], nxt.o[rows], a)
+        ta, td = self._threats(cx, co, a)  # threats are the same in every image
         to_attacker = turn == a
         # Move ordering: defender threats make a disproof likelier at the attacker's nodes,
         # attacker threats a proof at the defender's.
@@ -559,14 +547,15 @@ class PNSearch:
         idx = np.flatnonzero(proven_now)
         self._record(leaves[idx], [act_of.get(j) for j in idx.tolist()], leaves[disproven_now])
 
-    def _settle_last_replies(self, leaves, attacker_leaf, par, cx, co, xb, ob, turn):
+    def _settle_last_replies(self, leaves, attacker_leaf, par, at, cols):
         """The defender's leaves with two plies left, decided at once: proven (rank 2) when
         every reply leaves the attacker an immediate win, else disproven for this bound.
 
-        The replies' positions are expanded in the batch engine, counted as nodes: first,
-        per leaf, the reply that leaves the attacker the fewest threats (the likeliest
-        refutation), then the other replies of the leaves it did not refute. Returns which
-        leaves were settled."""
+        The replies are the rows ``at`` of the columns ``cols`` (canonical x, o, bins and
+        turn), ``par`` the leaf of each. Their positions are expanded in the batch engine,
+        counted as nodes: first, per leaf, the reply that leaves the attacker the fewest
+        threats (the likeliest refutation), then the other replies of the leaves it did not
+        refute. Returns which leaves were settled."""
         t = self.tree
         m = len(leaves)
         # Closed leaves (decided by their own actions) and those without a reply that goes
@@ -578,7 +567,8 @@ class PNSearch:
         if self._node_limit is not None and self.nodes + len(sub) > self._node_limit:
             # The replies are nodes: with too few left, these leaves get children instead.
             return np.zeros(m, dtype=bool)
-        ta, _ = self._threats(cx[sub], co[sub], self.a, defender=False)
+        cx, co = cols[0][at[sub]], cols[1][at[sub]]
+        ta, _ = self._threats(cx, co, self.a, defender=False)
         order = np.lexsort((ta, par[sub]))
         firsts = np.ones(len(sub), dtype=bool)
         firsts[1:] = par[sub][order][1:] != par[sub][order][:-1]
@@ -589,9 +579,7 @@ class PNSearch:
             phase = phase[~failed[par[phase]]]
             if not len(phase):
                 continue
-            me, them, mb, tb = States(
-                cx[phase], co[phase], xb[phase], ob[phase], turn[phase]
-            ).mover_view()
+            me, them, mb, tb = States(*(c[at[phase]] for c in cols)).mover_view()
             ex = self.eng.expand(me, them, mb, tb)
             self.nodes += len(phase)
             won = np.bincount(ex.parent[ex.result == MOVER_WINS], minlength=len(phase)) > 0

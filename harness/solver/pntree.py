@@ -114,10 +114,13 @@ class Tree:
 
     def _kids_of(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(children, the position in ``nodes`` of each one's parent, each run's start)."""
-        nk = self.nk[nodes].astype(np.int64)
+        # take(mode="clip") for the gathers of the hot loops: the rows are in range, and
+        # numpy then skips its bounds check.
+        nk = self.nk.take(nodes, mode="clip").astype(np.int64)
         start = np.cumsum(nk) - nk
         seg = np.repeat(np.arange(len(nodes)), nk)
-        kids = np.repeat(self.kid0[nodes], nk) + (np.arange(int(nk.sum())) - start[seg])
+        kids = np.repeat(self.kid0.take(nodes, mode="clip"), nk)
+        kids += np.arange(len(seg)) - start[seg]
         return kids, seg, start
 
     def _distinct(self, nodes: np.ndarray) -> np.ndarray:
@@ -145,7 +148,9 @@ class Tree:
                 break
             kids, seg, start = self._kids_of(front)
             attackers = self.turn[front] == self.a
-            key = np.where(attackers[seg], self.pn[kids], self.dn[kids])
+            key = np.where(
+                attackers[seg], self.pn.take(kids, mode="clip"), self.dn.take(kids, mode="clip")
+            )
             # By parent, then number, ties in child order: one stable sort of one word (a
             # front has at most k nodes, and the numbers stay below INF = 2**40).
             order = np.argsort((seg << 41) | key, kind="stable")
@@ -212,7 +217,7 @@ class Tree:
                 up = up[:0]
                 continue
             kids, seg, start = self._kids_of(cur)
-            kpn, kdn = self.pn[kids], self.dn[kids]
+            kpn, kdn = self.pn.take(kids, mode="clip"), self.dn.take(kids, mode="clip")
             attackers = self.turn[cur] == self.a
             pn = np.where(
                 attackers,
@@ -226,7 +231,7 @@ class Tree:
             )
             won, lost = pn == 0, (dn == 0) & (pn != 0)
             if won.any():
-                krank = self.rank[kids]
+                krank = self.rank.take(kids, mode="clip")
                 least = np.minimum.reduceat(np.where(kpn == 0, krank, NO_RANK), start)
                 most = np.maximum.reduceat(krank, start)
                 rank = np.where(attackers, least, most) + 1
@@ -271,7 +276,7 @@ class Tree:
         m = len(rows)
         for name in FIELDS:
             arr = getattr(self, name)
-            arr[:m] = arr.take(rows)
+            arr[:m] = arr.take(rows, mode="clip")  # rows < n: no bounds check needed
         self.n = m
         p = self.par[:m]
         self.par[:m] = np.where(p >= 0, new[np.maximum(p, 0)], -1)
