@@ -80,7 +80,7 @@ from harness.solver.batch import (
     window_layout,
     window_mask,
 )
-from harness.solver.pntree import INF, NO_RANK, Tree
+from harness.solver.pntree import INF, NO_RANK, ROW_BYTES, Tree
 from harness.solver.proof import (
     Act,
     BudgetExhausted,
@@ -100,7 +100,6 @@ MAX_BATCH = 4096  # and at most (one call of the batch engine); between them, as
 COMPACT_AT = 1 << 16  # the tree drops its solved subtrees when it has grown past this
 COMPACT_GROWTH = 4  # and then again when it has grown this much (each drop copies the tree)
 MAX_TREE = 1 << 24  # nodes; past half of it the least recently selected subtrees go
-NODE_BYTES = 72  # a node's row in the tree's arrays
 FILTER_BITS = 1 << 22  # a bit per hash of the states the table has held (4 MB)
 
 
@@ -323,8 +322,13 @@ class PNSearch:
         self.max_memory = max_memory
         self.max_table = max_table
         if max_memory is not None:  # the tree: a quarter of the memory, room for a batch
-            max_tree = min(max_tree, max(1 << 20, max_memory // (4 * NODE_BYTES)))
+            max_tree = min(max_tree, max(1 << 20, max_memory // (4 * ROW_BYTES)))
         self.max_tree = max_tree
+        # Room for the whole bounded tree at once: numpy's zeroed arrays take memory only
+        # where rows are written, and the tree never copies itself to grow. Every bound's
+        # search reuses the arrays: a page the process gets fresh costs more than the rows
+        # written into it (on 6x6 c8 torus, three quarters of adding the children).
+        self.tree = Tree(attacker, capacity=max_tree + MAX_BATCH)
         self.shrunk = 0  # how many times the open tree was cut back to fit max_tree
         self.progress = progress
         self.proven: dict[State, tuple[int, Act | None]] = {}
@@ -391,9 +395,7 @@ class PNSearch:
 
     def _search(self, bound: int, deadline: float | None, node_limit: int | None) -> None:
         """One proof-number search of the root within ``bound`` plies."""
-        # Room for the whole bounded tree at once: numpy's zeroed arrays take memory only
-        # where rows are written, and the tree never copies itself to grow.
-        self.tree = Tree(self.a, capacity=self.max_tree + MAX_BATCH)
+        self.tree.clear()
         self.bound = bound
         self._node_limit = node_limit
         if any(self._table_values([self.root_state], np.array([bound]))[:2]):

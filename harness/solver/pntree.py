@@ -36,24 +36,25 @@ import numpy as np
 
 INF = 1 << 40
 NO_RANK = 1 << 30
-FIELDS = {
+FIELDS = {  # as narrow as their values allow: the tree is mostly fresh rows
     "x": np.uint64,
     "o": np.uint64,
     "xb": np.int8,
     "ob": np.int8,
     "turn": np.int8,
-    "par": np.int64,
-    "kid0": np.int64,
-    "nk": np.int32,
+    "par": np.int32,  # rows stay below 2**31 (the search bounds the tree at 2**24)
+    "kid0": np.int32,
+    "nk": np.int16,  # a position has a few hundred actions at most
     "pn": np.int64,
     "dn": np.int64,
     "rem": np.int16,
     "depth": np.int16,
-    "rank": np.int32,
-    "src": np.int16,
-    "dst": np.int16,
+    "rank": np.int16,  # plies
+    "src": np.int8,  # squares
+    "dst": np.int8,
     "seen": np.int32,  # the last selection that passed the node (or made it)
 }
+ROW_BYTES = sum(np.dtype(t).itemsize for t in FIELDS.values())
 
 
 class Tree:
@@ -84,6 +85,11 @@ class Tree:
             setattr(self, name, new)
         self.slot = np.zeros(cap, dtype=np.int32)
         self.cap = cap
+
+    def clear(self) -> None:
+        """Drop every node, keeping the arrays (and the memory pages they have touched)."""
+        self.n = 0
+        self.clock = 0
 
     def add_root(self, state: tuple, rem: int, pn: int, dn: int) -> int:
         self._reserve(1)
@@ -231,7 +237,7 @@ class Tree:
             )
             won, lost = pn == 0, (dn == 0) & (pn != 0)
             if won.any():
-                krank = self.rank.take(kids, mode="clip")
+                krank = self.rank.take(kids, mode="clip").astype(np.int64)
                 least = np.minimum.reduceat(np.where(kpn == 0, krank, NO_RANK), start)
                 most = np.maximum.reduceat(krank, start)
                 rank = np.where(attackers, least, most) + 1
@@ -312,4 +318,4 @@ class Tree:
         return dropped + self.compact()
 
 
-__all__ = ["INF", "Tree"]
+__all__ = ["INF", "ROW_BYTES", "Tree"]
