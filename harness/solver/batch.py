@@ -698,6 +698,12 @@ class BatchEngine:
         parent = np.asarray(parent, dtype=np.int64)
         src = np.asarray(src, dtype=np.int8)
         dst = np.asarray(dst, dtype=np.int8)
+        m, t, my_bin, their_bin = self._land_and_pop(parent, src, dst, me, them, mb, tb)
+        result, passed = self.judge(m, t, my_bin, their_bin)
+        return Expansion(parent, src, dst, m, t, my_bin, their_bin, result, passed)
+
+    def _land_and_pop(self, parent, src, dst, me, them, mb, tb):
+        """(me, them, my bin, their bin) after each action, before it is judged."""
         placed = src < 0
         lift = np.where(placed, ZERO, ONE << src.astype(np.uint64))
         m = me[parent] & ~lift
@@ -706,8 +712,24 @@ class BatchEngine:
         my_bin = mb[parent] - placed.astype(np.int8)
         their_bin = tb[parent]
         self.pop(dst, m, t, my_bin, their_bin)
-        result, passed = self.judge(m, t, my_bin, their_bin)
-        return Expansion(parent, src, dst, m, t, my_bin, their_bin, result, passed)
+        return m, t, my_bin, their_bin
+
+    def wins_at_once(self, me, them, mb, tb) -> np.ndarray:
+        """Whether the mover of each position (from the mover's side) has an action that
+        wins at once: :meth:`expand`'s ``MOVER_WINS``, judged only where it can be. Off
+        ringout edges a win needs the mover's line, so only the actions that make one are
+        judged (a few in a hundred in a search)."""
+        me = np.asarray(me, dtype=np.uint64)
+        them = np.asarray(them, dtype=np.uint64)
+        mb = np.asarray(mb, dtype=np.int8)
+        tb = np.asarray(tb, dtype=np.int8)
+        parent, src, dst = self.actions(me, them, mb)
+        after = self._land_and_pop(parent, src, dst, me, them, mb, tb)
+        if self.rs.edge != "ringout":
+            rows = np.flatnonzero(self.has_line(after[0]))
+            parent, after = parent[rows], tuple(c[rows] for c in after)
+        result, _ = self.judge(*after)
+        return np.bincount(parent[result == MOVER_WINS], minlength=len(me)) > 0
 
     def actions(self, me, them, mb):
         """``(parent, src, dst)`` of every legal action: the placements (by parent, then

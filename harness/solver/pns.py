@@ -29,7 +29,8 @@ their *rank* (plies within which the win is proven: 1 for an immediate win, 1 + 
 rank at the attacker's nodes, 1 + the largest child rank at the defender's) and, at the
 attacker's nodes, the winning action; disproven ones with the largest bound they failed
 at. A leaf is looked up when it is selected. Solved subtrees are dropped from the tree
-when it has grown fourfold (the table holds what they proved); past ``max_tree / 2`` nodes the
+when it has grown fourfold and they are worth a copy of it (the table holds what they
+proved); past ``max_tree / 2`` nodes the
 least recently selected subtrees go too, their roots kept as leaves with their numbers
 (a disproof the table has evicted is then found again when its node is expanded again).
 When the table passes ``max_table`` entries the older disproofs are dropped down to half
@@ -70,7 +71,6 @@ from harness.rules.position import PLAYERS, Position
 from harness.rules.ruleset import Ruleset
 from harness.solver.batch import (
     DRAW,
-    MOVER_WINS,
     O_WINS,
     X_WINS,
     SquareMap,
@@ -99,6 +99,7 @@ MAX_BATCH = 4096  # and at most (one call of the batch engine); between them, as
 # were expanded so far within this bound, so the batch doubles while the tree grows
 COMPACT_AT = 1 << 16  # the tree drops its solved subtrees when it has grown past this
 COMPACT_GROWTH = 4  # and then again when it has grown this much (each drop copies the tree)
+COMPACT_WORTH = 64  # when the children of solved nodes are at least 1/64 of the tree
 MAX_TREE = 1 << 24  # nodes; past half of it the least recently selected subtrees go
 FILTER_BITS = 1 << 22  # a bit per hash of the states the table has held (4 MB)
 
@@ -452,7 +453,10 @@ class PNSearch:
         acts = [None if v < 0 else (src[n], dst[n]) for n, v in enumerate(via.tolist())]
         self._record(proven, acts, disproven)
         if len(t) >= self._compact_at:
-            t.compact()
+            # A copy of the tree that would drop almost nothing is skipped: most of a
+            # growing tree is open leaves, which compaction keeps.
+            if t.under_solved() * COMPACT_WORTH >= len(t) or len(t) > self.max_tree // 2:
+                t.compact()
             if len(t) > self.max_tree // 2:
                 t.shrink(self.max_tree // 4)
                 self.shrunk += 1
@@ -582,9 +586,8 @@ class PNSearch:
             if not len(phase):
                 continue
             me, them, mb, tb = States(*(c[at[phase]] for c in cols)).mover_view()
-            ex = self.eng.expand(me, them, mb, tb)
+            won = self.eng.wins_at_once(me, them, mb, tb)
             self.nodes += len(phase)
-            won = np.bincount(ex.parent[ex.result == MOVER_WINS], minlength=len(phase)) > 0
             failed |= np.bincount(par[phase][~won], minlength=m) > 0
         proven, disproven = last & ~failed, last & failed
         t.pn[leaves[proven]], t.dn[leaves[proven]] = 0, INF

@@ -264,6 +264,14 @@ class Tree:
 
     # --- dropping subtrees ----------------------------------------------------------------
 
+    def under_solved(self) -> int:
+        """How many nodes are children of solved nodes: at least that many would go in a
+        :meth:`compact` (with their own subtrees, about 6 to 13 times as many on 6x6 c8
+        torus), found in a pass over the tree instead of a copy of it."""
+        n = self.n
+        solved = ((self.pn[:n] == 0) | (self.dn[:n] == 0)) & (self.kid0[:n] >= 0)
+        return int(self.nk[:n][solved].sum(dtype=np.int64))
+
     def compact(self) -> int:
         """Drop every node below a solved node or a leaf (a node made a leaf again by
         :meth:`shrink`) and renumber; returns how many were dropped."""

@@ -60,6 +60,21 @@ def test_random_positions_every_field(seed):
         assert_agree(rs, positions)
 
 
+def test_wins_at_once_is_a_winning_row_of_the_expansion():
+    # Positions with many checkers, so that many have a winning action; every field of the
+    # ruleset, ringout (wins by counting checkers) among them.
+    rng = random.Random(21)
+    wins = 0
+    for rs in every_field_rulesets(rng):
+        eng = engine(rs)
+        view = States.from_positions([random_position(rng, rs) for _ in range(40)]).mover_view()
+        ex = eng.expand(*view)
+        want = np.bincount(ex.parent[ex.result == batch.MOVER_WINS], minlength=40) > 0
+        assert eng.wins_at_once(*view).tolist() == want.tolist(), rs.id
+        wins += int(want.sum())
+    assert wins > 0
+
+
 def test_tiny_wrapping_boards_share_targets():
     # On 4-wide wrapping boards two rays can target the same square: both pushes fail.
     rng = random.Random(7)
