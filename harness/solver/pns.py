@@ -326,7 +326,8 @@ class PNSearch:
             max_tree = min(max_tree, max(1 << 20, max_memory // (4 * ROW_BYTES)))
         self.max_tree = max_tree
         # Room for the whole bounded tree at once: numpy's zeroed arrays take memory only
-        # where rows are written, and the tree never copies itself to grow. Every bound's
+        # where rows are written, and the tree copies itself to grow only when a batch's
+        # children take it past max_tree. Every bound's
         # search reuses the arrays: a page the process gets fresh costs more than the rows
         # written into it (on 6x6 c8 torus, three quarters of adding the children).
         self.tree = Tree(attacker, capacity=max_tree + MAX_BATCH)

@@ -217,7 +217,9 @@ class Tree:
             below = changed[depth == d + 1]
             parents = np.concatenate([up, self.par[below]])
             parents = self._distinct(parents[parents >= 0])
-            cur = np.concatenate([changed[depth == d], parents])
+            # In row order, as the nodes it solves are recorded: the table's eviction drops
+            # its oldest disproofs first, so the order is part of the search.
+            cur = np.sort(np.concatenate([changed[depth == d], parents]))
             cur = cur[(self.pn[cur] != 0) & (self.dn[cur] != 0) & (self.nk[cur] > 0)]
             if not len(cur):
                 up = up[:0]

@@ -171,3 +171,20 @@ def test_distinct_keeps_one_copy_of_each_node_in_order(seed):
     # A subsequence of the input: one of each node's copies, where it stood.
     rest = iter(nodes)
     assert all(any(v == w for w in rest) for v in kept)
+
+
+@pytest.mark.parametrize("seed", OPEN_SEEDS[:6])
+def test_update_reports_what_it_solved_deepest_first_in_row_order(seed):
+    # The search records the nodes in this order, and its table evicts the oldest
+    # disproofs first: another order is another search once the table is full.
+    rng = random.Random(seed)
+    t = grow(seed, 40, 0.05)
+    leaves = t.select(64)
+    for leaf in leaves.tolist():
+        t.pn[leaf], t.dn[leaf] = (0, INF) if rng.random() < 0.5 else (INF, 0)
+        t.rank[leaf] = 1
+    proven, disproven, _ = t.update(leaves)
+    for solved in (proven, disproven):
+        order = sorted(solved.tolist(), key=lambda i: (-int(t.depth[i]), i))
+        assert solved.tolist() == order
+    assert len(proven) + len(disproven) > 0
