@@ -213,6 +213,16 @@ def _in_slices(fn, size: int, *cols):
     return np.concatenate(parts)
 
 
+def _mover_columns(me, them, mb, tb):
+    """A batch from the mover's side as the engine's dtypes (boards uint64, bins int8)."""
+    return (
+        np.asarray(me, dtype=np.uint64),
+        np.asarray(them, dtype=np.uint64),
+        np.asarray(mb, dtype=np.int8),
+        np.asarray(tb, dtype=np.int8),
+    )
+
+
 def set_bits(boards: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """(row, square) of every set bit below ``n`` of ``boards``, by row, then square.
 
@@ -684,10 +694,7 @@ class BatchEngine:
         :meth:`actions` lists them: the placements, then the moves, each by parent (see
         :meth:`successors` for the reference order).
         """
-        me = np.asarray(me, dtype=np.uint64)
-        them = np.asarray(them, dtype=np.uint64)
-        mb = np.asarray(mb, dtype=np.int8)
-        tb = np.asarray(tb, dtype=np.int8)
+        me, them, mb, tb = _mover_columns(me, them, mb, tb)
         parent, src, dst = self.actions(me, them, mb)
         return self.play(parent, src, dst, me, them, mb, tb)
 
@@ -719,10 +726,7 @@ class BatchEngine:
         wins at once: :meth:`expand`'s ``MOVER_WINS``, judged only where it can be. Off
         ringout edges a win needs the mover's line, so only the actions that make one are
         judged (a few in a hundred in a search)."""
-        me = np.asarray(me, dtype=np.uint64)
-        them = np.asarray(them, dtype=np.uint64)
-        mb = np.asarray(mb, dtype=np.int8)
-        tb = np.asarray(tb, dtype=np.int8)
+        me, them, mb, tb = _mover_columns(me, them, mb, tb)
         parent, src, dst = self.actions(me, them, mb)
         after = self._land_and_pop(parent, src, dst, me, them, mb, tb)
         if self.rs.edge != "ringout":
@@ -885,12 +889,10 @@ class BatchEngine:
             for p in self.permuters:
                 np.minimum(word, (p(a) << n) | p(b), out=word)
             return word >> n, word & np.uint64((1 << self.n) - 1)
+        images = self.images(a)
         best = a.copy()
         which = np.zeros(len(a), dtype=np.intp)
-        images = [a]
-        for i, p in enumerate(self.permuters, 1):
-            image = p(a)
-            images.append(image)
+        for i, image in enumerate(images[1:], 1):
             which[image < best] = i
             np.minimum(best, image, out=best)
         least_b = self.stack.pick(b, which)
@@ -899,10 +901,9 @@ class BatchEngine:
             tied |= (image == best) & (which != i)
         rows = np.flatnonzero(tied)
         if len(rows):
-            sub_b, sub_best, least = b[rows], best[rows], least_b[rows]
-            for i, part in enumerate(self.stack.parts):
-                image_b = part(sub_b)
-                fits = images[i][rows] == sub_best
+            sub_best, least = best[rows], least_b[rows]
+            for image_a, image_b in zip(images, self.images(b[rows]), strict=True):
+                fits = image_a[rows] == sub_best
                 np.minimum(least, np.where(fits, image_b, least), out=least)
             least_b[rows] = least
         return best, least_b

@@ -237,6 +237,11 @@ class LineThreats:
 
     def __init__(self, rs: Ruleset, windows: bool = True):
         self.windows = _two_of_line_tables(rs.rows, rs.cols, rs.edge) if windows else None
+        self.families = [] if self.windows is not None else self._families(rs)
+
+    @staticmethod
+    def _families(rs: Ruleset):
+        """(first squares, map to the second, map to the third) per family of lines."""
         families: list[dict[int, tuple[int, int]]] = []
         for ln in geometry(rs).lines:
             first, second, third = ln.squares
@@ -245,7 +250,7 @@ class LineThreats:
                 family = {}
                 families.append(family)
             family[first] = (second, third)
-        self.families = [
+        return [
             (
                 np.uint64(sum(1 << s for s in f)),
                 SquareMap({s: t[0] for s, t in f.items()}),
@@ -327,9 +332,9 @@ class PNSearch:
         self.max_tree = max_tree
         # Room for the whole bounded tree at once: numpy's zeroed arrays take memory only
         # where rows are written, and the tree copies itself to grow only when a batch's
-        # children take it past max_tree. Every bound's
-        # search reuses the arrays: a page the process gets fresh costs more than the rows
-        # written into it (on 6x6 c8 torus, three quarters of adding the children).
+        # children take it past max_tree. Every bound's search reuses the arrays: a page
+        # the process gets fresh costs more than the rows written into it (on 6x6 c8
+        # torus, three quarters of adding the children).
         self.tree = Tree(attacker, capacity=max_tree + MAX_BATCH)
         self.shrunk = 0  # how many times the open tree was cut back to fit max_tree
         self.progress = progress
