@@ -193,10 +193,12 @@ class DaskRunner(InlineRunner):
         for lo, hi, a in self._run("enumerate", step, expand_task, eng, len(keys), payload):
             yield lo, hi, (a["flag"], a["count"], a["keys"], a["bits"])
 
-    def unplay(self, eng: BatchEngine, unplayer: Unplayer, keys: np.ndarray, level: np.ndarray):
+    def unplay(self, eng: BatchEngine, unplayer: Unplayer, keys: np.ndarray, level, keep=None):
+        # ``keep`` (the open filter) is not shipped to the tasks: the solve applies it to
+        # what they return, before its look-ups.
         self.steps["retrograde"] += 1
         if len(level) < self.inline_below:
-            yield from super().unplay(eng, unplayer, keys, level)
+            yield from super().unplay(eng, unplayer, keys, level, keep)
             return
 
         def payload(lo: int, hi: int) -> bytes:

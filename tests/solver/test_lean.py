@@ -117,6 +117,7 @@ def test_sweep_and_unplay_agree_with_today(rid, cost, monkeypatch):
         return real_sweep(*args)
 
     monkeypatch.setattr(lean, "UNPLAY_COST", cost)
+    monkeypatch.setattr(lean, "UNPLAY_COST_FILTERED", cost)
     monkeypatch.setattr(lean, "_sweep", counted)
     rs = Ruleset.from_id(rid)
     sol = lean.solve(rs, progress=False)
@@ -404,3 +405,30 @@ def test_without_a_terminal_long_phases_print_where_they_are(monkeypatch, capsys
     assert any("un-playing" in line for line in err)
     lean.solve(Ruleset.from_id(RULESETS[1]), progress=False)
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_open_filter_never_calls_an_open_class_decided(seed):
+    # Every key it was made with passes; of the others, about one in FILTER_BITS does (16
+    # bits a key), so a filter that let everything through, or dropped a key it holds,
+    # fails here.
+    rng = np.random.default_rng(seed)
+    keys = np.unique(rng.integers(0, 1 << 50, size=60_000, dtype=np.uint64))
+    open_keys, others = keys[:10_000], keys[10_000:]
+    f = lean.OpenFilter(count=len(open_keys))
+    for lo in range(0, len(open_keys), 3_000):  # made a part at a time, as of_store does
+        f.add(open_keys[lo : lo + 3_000])
+    f.add(open_keys[:0])  # a part with no open class
+    assert f.may_be_open(open_keys).all()
+    assert f.may_be_open(others).mean() < 2 / lean.FILTER_BITS
+
+
+@pytest.mark.parametrize("rid", RULESETS[:6])
+def test_un_playing_through_the_open_filter_gives_the_same_answers(monkeypatch, rid):
+    # The filter is made for every un-played ply here (not only once half the classes are
+    # decided), and with few bits, so that it lets many decided parents through: the
+    # values must still be the retrograde solver's.
+    monkeypatch.setattr(lean, "FILTER_OPEN", 1.0)
+    monkeypatch.setattr(lean, "FILTER_BITS", 1)
+    rs = Ruleset.from_id(rid)
+    assert_same(retrograde.solve(rs), lean.solve(rs, progress=False))
