@@ -42,7 +42,7 @@ ones (:data:`UNPLAY_COST`): on 5x5 c4 torus, 76% of the classes are decided at p
 at once), and sweeping plies 1 and 3 (un-playing the others) cut the pass from 159 to 38
 CPU seconds.
 
-Once at most half the classes are open, a ply is un-played through an :class:`OpenFilter`:
+Once at most half the classes are open, a ply is un-played through a :class:`KeyFilter`:
 most parents found are decided already (82% on 5x5 c4 torus), and those the filter knows
 are decided are neither played forward nor looked up. Un-playing then costs about one
 expansion a class (:data:`UNPLAY_COST_FILTERED`), and on 5x5 c4 torus only ply 1 is swept.
@@ -140,8 +140,8 @@ FORMAT = 2  # 2: the frontier lives in the meta byte (1 had an EXPANDED bit ther
 # decided classes times this exceed the open classes: un-playing a class costs about three
 # expansions (module doc). On 5x5 c4 torus ply 1 holds 76% of the decided classes.
 UNPLAY_COST = 3
-# Bits an open class takes in the filter of possibly open parents (OpenFilter): 16 let about
-# one key of a decided class in 16 through. The filter is made for a ply that is un-played
+# Bits a class takes in a filter of keys (KeyFilter): 16 let about one key in 16 of those
+# outside its set through. The filter is made for a ply that is un-played
 # while at most a half of the classes are open: with more, it would spare few look-ups.
 # With it, un-playing a class costs about one expansion (5x5 c4 torus: the pass took 20.6
 # CPU s sweeping ply 1 only, 24.8 sweeping plies 1 and 3 as at a cost of 3).
@@ -437,30 +437,37 @@ class KeyStore:
             c.flush()
 
 
-class OpenFilter:
-    """Which class keys may be open: one bit per hashed key of the classes open when it is
-    made (:data:`FILTER_BITS` bits an open class), so a key whose bit is clear is of a
-    class decided then, or of none. Classes decided later keep their bits: the filter only
-    ever says "look it up" too often, never "decided" of an open class.
+class KeyFilter:
+    """Which class keys may be in a set of classes: one bit per hashed key of the set
+    (:data:`FILTER_BITS` bits a class), so a key whose bit is clear is not in it. About one
+    key in :data:`FILTER_BITS` outside the set shares a bit with one in it: the filter only
+    ever says "look it up" too often.
 
-    Most parents that un-playing finds are decided already (on 5x5 c4 torus 82% of them;
-    76% of its classes win at once), and a parent decided is done with: the filter spares
-    their look-ups, a binary search each, for a hash and one bit.
+    The retrograde pass asks it what a binary search of the store would tell:
 
-    >>> f = OpenFilter(np.array([3, 10], dtype=np.uint64))
-    >>> f.may_be_open(np.array([3, 10], dtype=np.uint64)).tolist()
+    * un-playing, whether a parent may still be open (:meth:`of_store` with ``OPEN`` and
+      ``AVOID``). Most parents found are decided already (on 5x5 c4 torus 82% of them; 76%
+      of its classes win at once) and done with: neither played forward nor looked up.
+    * sweeping, whether a successor may be other than won for its mover (``OPEN``,
+      ``AVOID`` and ``V_LOSS``): one that is not was won before the sweep, which is all the
+      sweep needs to know of it.
+
+    A class that leaves the set after the filter is made keeps its bit.
+
+    >>> f = KeyFilter(np.array([3, 10], dtype=np.uint64))
+    >>> f.may_hold(np.array([3, 10], dtype=np.uint64)).tolist()
     [True, True]
     """
 
     MULT = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the high bits of key * MULT
 
-    def __init__(self, open_keys: np.ndarray | None = None, count: int | None = None):
-        count = len(open_keys) if count is None else count
+    def __init__(self, keys: np.ndarray | None = None, count: int | None = None):
+        count = len(keys) if count is None else count
         self.bits = max(16, int(count * FILTER_BITS - 1).bit_length())
         self.shift = np.uint64(64 - self.bits)
         self.table = np.zeros(1 << (self.bits - 3), dtype=np.uint8)
-        if open_keys is not None:
-            self.add(open_keys)
+        if keys is not None:
+            self.add(keys)
 
     def add(self, keys: np.ndarray) -> None:
         """Set the bits of ``keys`` (a few at a time: the temporaries are theirs)."""
@@ -477,21 +484,30 @@ class OpenFilter:
     def _hash(self, keys: np.ndarray) -> np.ndarray:
         return (keys * self.MULT) >> self.shift
 
-    def may_be_open(self, keys: np.ndarray) -> np.ndarray:
+    def may_hold(self, keys: np.ndarray) -> np.ndarray:
         h = self._hash(keys)
         byte = self.table.take((h >> np.uint64(3)).astype(np.int64), mode="clip")
         return ((byte >> (h & np.uint64(7)).astype(np.uint8)) & 1).astype(bool)
 
     @classmethod
-    def of_store(cls, store: KeyStore, values: np.ndarray) -> OpenFilter:
-        """The filter of the store's classes open now (undecided, with or without a drawing
-        action), made a :data:`SCAN` of rows at a time."""
+    def of_store(cls, store: KeyStore, values: np.ndarray, kinds: tuple[int, ...]) -> KeyFilter:
+        """The filter of the store's classes whose 2-bit values are now among ``kinds``,
+        made a :data:`SCAN` of rows at a time."""
         keys, n = store.sorted_keys(), store.count
-        f = cls(count=_count_open(values, n))
+        codes = np.array(kinds, dtype=np.uint8)
+        f = cls(count=_count_values(values, n, codes))
         for lo in range(0, n, SCAN):
             v = get2_range(values, lo, min(n, lo + SCAN))
-            f.add(keys[lo + np.flatnonzero((v == OPEN) | (v == AVOID))])
+            f.add(keys[lo + np.flatnonzero(np.isin(v, codes))])
         return f
+
+
+def _count_values(values: np.ndarray, n: int, codes: np.ndarray) -> int:
+    """Classes whose 2-bit values are among ``codes``."""
+    return sum(
+        int(np.count_nonzero(np.isin(get2_range(values, lo, min(n, lo + SCAN)), codes)))
+        for lo in range(0, n, SCAN)
+    )
 
 
 # --- un-playing ---------------------------------------------------------------------------------
@@ -572,7 +588,7 @@ class Unplayer:
         :data:`VERIFY_SLICE` after-states at a time become keys, so no batch-long column
         of parent boards is held.
 
-        ``keep``, a test of class keys (:meth:`OpenFilter.may_be_open`), drops proposals
+        ``keep``, a test of class keys (:meth:`KeyFilter.may_hold`), drops proposals
         before they are played forward: their keys are then made first. That costs nothing
         more wherever every proposal is a parent (every edge of 5x5, where none is dropped
         by the forward play) and spares the forward play of the parents ``keep`` drops."""
@@ -1220,16 +1236,18 @@ def retrograde(
             decided_now = _sweep(eng, store, values, k, runner, tick)
             todo = 0  # the sweep has read every decided class: no un-play this ply
         start = 0
-        maybe_open = OpenFilter.of_store(store, values) if todo and filtered else None
+        maybe_open = None
+        if todo and filtered:
+            maybe_open = KeyFilter.of_store(store, values, (OPEN, AVOID))
         while todo and (taken := _take_rows(store, start, runner.piece)) is not None:
             level = taken[0]
             start = int(level[-1]) + 1
-            keep = None if maybe_open is None else maybe_open.may_be_open
+            keep = None if maybe_open is None else maybe_open.may_hold
             for lo, hi, (rows, pkeys, same) in runner.unplay(eng, unplayer, keys, level, keep):
                 if maybe_open is not None:
                     # Parents decided already are done with: no look-up. (A runner may
                     # have dropped them already; a Dask task has no filter.)
-                    kept = np.flatnonzero(maybe_open.may_be_open(pkeys))
+                    kept = np.flatnonzero(maybe_open.may_hold(pkeys))
                     rows, pkeys, same = rows[kept], pkeys[kept], same[kept]
                 if not len(rows):
                     continue
@@ -1318,6 +1336,13 @@ def _sweep(eng: BatchEngine, store: KeyStore, values: np.ndarray, k: int, runner
     new_bit = np.uint8(1 << NEW_SHIFT)
     for lo in range(0, n, SCAN):
         meta[lo : lo + SCAN] &= ~TODO
+    # Where at most half the classes are other than won (on 5x5 c4 torus at ply 1: 24%),
+    # only the successors that may be are looked up (KeyFilter); the others were won
+    # before this sweep.
+    not_won = (OPEN, AVOID, V_LOSS)
+    maybe = None
+    if _count_values(values, n, np.array(not_won, dtype=np.uint8)) <= FILTER_OPEN * n:
+        maybe = KeyFilter.of_store(store, values, not_won)
     decided = 0
     lo = 0
     while lo < n:
@@ -1332,15 +1357,20 @@ def _sweep(eng: BatchEngine, store: KeyStore, values: np.ndarray, k: int, runner
         rows = np.concatenate(found)
         for plo, phi, (prow, ckeys, same) in runner.successors(eng, keys, rows):
             part = rows[plo:phi].astype(np.int64)
-            # Look up each distinct successor once, in key order.
+            # Look up each distinct successor once, in key order: its value at ply k.
             uk, _, inv = _group(ckeys)
-            cidx = store.find(uk)[inv]
+            look = np.arange(len(uk)) if maybe is None else np.flatnonzero(maybe.may_hold(uk))
+            uv = np.full(len(uk), V_WIN, dtype=np.uint8)
+            cidx = store.find(uk[look])
             if (cidx < 0).any():
                 raise AssertionError(f"{rs.id}: a successor the enumeration did not reach")
-            code = _distinct((prow << 33) | (cidx << 1) | same.astype(np.int64))
-            p, c, sm = code >> 33, (code >> 1) & ((1 << 32) - 1), (code & 1).astype(bool)
-            cv = get2(values, c)
-            cv[(meta[c] & new_bit) != 0] = OPEN  # decided at k + 1, by this sweep
+            v = get2(values, cidx)
+            v[(meta[cidx] & new_bit) != 0] = OPEN  # decided at k + 1, by this sweep
+            uv[look] = v
+            del look, cidx, v
+            code = _distinct((prow << 33) | (inv.astype(np.int64) << 1) | same.astype(np.int64))
+            p, sm = code >> 33, (code & 1).astype(bool)
+            cv = uv[(code >> 1) & ((1 << 32) - 1)]
             good = np.where(sm, cv == V_WIN, cv == V_LOSS)
             bad = np.where(sm, cv == V_LOSS, cv == V_WIN)
             wins = np.zeros(len(part), dtype=bool)

@@ -415,20 +415,33 @@ def test_the_open_filter_never_calls_an_open_class_decided(seed):
     rng = np.random.default_rng(seed)
     keys = np.unique(rng.integers(0, 1 << 50, size=60_000, dtype=np.uint64))
     open_keys, others = keys[:10_000], keys[10_000:]
-    f = lean.OpenFilter(count=len(open_keys))
+    f = lean.KeyFilter(count=len(open_keys))
     for lo in range(0, len(open_keys), 3_000):  # made a part at a time, as of_store does
         f.add(open_keys[lo : lo + 3_000])
     f.add(open_keys[:0])  # a part with no open class
-    assert f.may_be_open(open_keys).all()
-    assert f.may_be_open(others).mean() < 2 / lean.FILTER_BITS
+    assert f.may_hold(open_keys).all()
+    assert f.may_hold(others).mean() < 2 / lean.FILTER_BITS
 
 
+@pytest.mark.parametrize("cost", [0, 10**9], ids=["always-unplay", "always-sweep"])
 @pytest.mark.parametrize("rid", RULESETS[:6])
-def test_un_playing_through_the_open_filter_gives_the_same_answers(monkeypatch, rid):
-    # The filter is made for every un-played ply here (not only once half the classes are
-    # decided), and with few bits, so that it lets many decided parents through: the
-    # values must still be the retrograde solver's.
+def test_the_retrograde_pass_through_key_filters_gives_the_same_answers(monkeypatch, rid, cost):
+    # The filters (of the open parents when un-playing, of the successors other than won
+    # when sweeping) are made at every ply here, not only once half the classes are
+    # decided, and with few bits, so that they let many keys through: the values must
+    # still be the retrograde solver's.
     monkeypatch.setattr(lean, "FILTER_OPEN", 1.0)
     monkeypatch.setattr(lean, "FILTER_BITS", 1)
+    monkeypatch.setattr(lean, "UNPLAY_COST", cost)
+    monkeypatch.setattr(lean, "UNPLAY_COST_FILTERED", cost)
+    made = []
+    real = lean.KeyFilter.of_store.__func__
+
+    def counted(cls, store, values, kinds):
+        made.append(kinds)
+        return real(cls, store, values, kinds)
+
+    monkeypatch.setattr(lean.KeyFilter, "of_store", classmethod(counted))
     rs = Ruleset.from_id(rid)
     assert_same(retrograde.solve(rs), lean.solve(rs, progress=False))
+    assert made and all(len(kinds) == (2 if cost == 0 else 3) for kinds in made)
