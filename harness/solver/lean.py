@@ -141,10 +141,11 @@ FORMAT = 2  # 2: the frontier lives in the meta byte (1 had an EXPANDED bit ther
 # expansions (module doc). On 5x5 c4 torus ply 1 holds 76% of the decided classes.
 UNPLAY_COST = 3
 # Bits a class takes in a filter of keys (KeyFilter): 16 let about one key in 16 of those
-# outside its set through. The filter is made for a ply that is un-played
-# while at most a half of the classes are open: with more, it would spare few look-ups.
-# With it, un-playing a class costs about one expansion (5x5 c4 torus: the pass took 20.6
-# CPU s sweeping ply 1 only, 24.8 sweeping plies 1 and 3 as at a cost of 3).
+# outside its set through (2 MiB on 5x5 c4 torus). A ply is un-played through a filter of
+# the open classes, and swept through one of those other than won, where at most half the
+# classes are in it: with more, it would spare few look-ups. Through the filter un-playing
+# a class costs about one expansion (5x5 c4 torus: the pass took 20.6 CPU s sweeping ply 1
+# only, 24.8 sweeping plies 1 and 3 as at a cost of 3).
 FILTER_BITS = 16
 FILTER_OPEN = 0.5
 UNPLAY_COST_FILTERED = 1
