@@ -140,8 +140,9 @@ FORMAT = 2  # 2: the frontier lives in the meta byte (1 had an EXPANDED bit ther
 # decided classes times this exceed the open classes: un-playing a class costs about three
 # expansions (module doc). On 5x5 c4 torus ply 1 holds 76% of the decided classes.
 UNPLAY_COST = 3
-# Bits a class takes in a filter of keys (KeyFilter): 16 let about one key in 16 of those
-# outside its set through (2 MiB on 5x5 c4 torus). A ply is un-played through a filter of
+# Bits a class takes in a filter of keys (KeyFilter), at least (the table is a power of
+# two): 16 let at most about one key in 16 of those outside its set through (2 MiB on 5x5
+# c4 torus: 24 bits a class). A ply is un-played through a filter of
 # the open classes, and swept through one of those other than won, where at most half the
 # classes are in it: with more, it would spare few look-ups. Through the filter un-playing
 # a class costs about one expansion (5x5 c4 torus: the pass took 20.6 CPU s sweeping ply 1
@@ -439,10 +440,10 @@ class KeyStore:
 
 
 class KeyFilter:
-    """Which class keys may be in a set of classes: one bit per hashed key of the set
-    (:data:`FILTER_BITS` bits a class), so a key whose bit is clear is not in it. About one
-    key in :data:`FILTER_BITS` outside the set shares a bit with one in it: the filter only
-    ever says "look it up" too often.
+    """Which class keys may be in a set of classes: one bit per hashed key of the set (a
+    table of at least :data:`FILTER_BITS` bits a class, a power of two), so a key whose bit
+    is clear is not in it. At most about one key in :data:`FILTER_BITS` outside the set
+    shares a bit with one in it: the filter only ever says "look it up" too often.
 
     The retrograde pass asks it what a binary search of the store would tell:
 
@@ -1230,14 +1231,15 @@ def retrograde(
     if bar is not None:
         bar.update(n - open_left)
     keys = store.sorted_keys()
+    maybe_open = None
     while todo := _start_level(store):
         decided_now = 0
+        maybe_open = None  # the last ply's filter, gone before a sweep makes its own
         filtered = open_left <= FILTER_OPEN * n
         if todo * (UNPLAY_COST_FILTERED if filtered else UNPLAY_COST) > open_left:
             decided_now = _sweep(eng, store, values, k, runner, tick)
             todo = 0  # the sweep has read every decided class: no un-play this ply
         start = 0
-        maybe_open = None
         if todo and filtered:
             maybe_open = KeyFilter.of_store(store, values, (OPEN, AVOID))
         while todo and (taken := _take_rows(store, start, runner.piece)) is not None:
@@ -1360,6 +1362,8 @@ def _sweep(eng: BatchEngine, store: KeyStore, values: np.ndarray, k: int, runner
             part = rows[plo:phi].astype(np.int64)
             # Look up each distinct successor once, in key order: its value at ply k.
             uk, _, inv = _group(ckeys)
+            # (So the check below that the enumeration reached each successor covers only
+            # those the filter lets through.)
             look = np.arange(len(uk)) if maybe is None else np.flatnonzero(maybe.may_hold(uk))
             uv = np.full(len(uk), V_WIN, dtype=np.uint8)
             cidx = store.find(uk[look])

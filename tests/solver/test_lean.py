@@ -425,23 +425,14 @@ def test_the_open_filter_never_calls_an_open_class_decided(seed):
 
 @pytest.mark.parametrize("cost", [0, 10**9], ids=["always-unplay", "always-sweep"])
 @pytest.mark.parametrize("rid", RULESETS[:6])
-def test_the_retrograde_pass_through_key_filters_gives_the_same_answers(monkeypatch, rid, cost):
-    # The filters (of the open parents when un-playing, of the successors other than won
-    # when sweeping) are made at every ply here, not only once half the classes are
-    # decided, and with few bits, so that they let many keys through: the values must
-    # still be the retrograde solver's.
-    monkeypatch.setattr(lean, "FILTER_OPEN", 1.0)
-    monkeypatch.setattr(lean, "FILTER_BITS", 1)
+def test_the_retrograde_pass_through_key_filters_gives_the_same_answers(
+    monkeypatch, leaky_key_filters, rid, cost
+):
+    # The filters: of the open parents when un-playing, of the successors other than won
+    # when sweeping. The values must still be the retrograde solver's.
+    made = leaky_key_filters()
     monkeypatch.setattr(lean, "UNPLAY_COST", cost)
     monkeypatch.setattr(lean, "UNPLAY_COST_FILTERED", cost)
-    made = []
-    real = lean.KeyFilter.of_store.__func__
-
-    def counted(cls, store, values, kinds):
-        made.append(kinds)
-        return real(cls, store, values, kinds)
-
-    monkeypatch.setattr(lean.KeyFilter, "of_store", classmethod(counted))
     rs = Ruleset.from_id(rid)
     assert_same(retrograde.solve(rs), lean.solve(rs, progress=False))
     assert made and all(len(kinds) == (2 if cost == 0 else 3) for kinds in made)
