@@ -29,8 +29,8 @@ def leaky_key_filters(monkeypatch):
     def leaky(self, keys):
         return real_hold(self, keys) | (rng.random(len(keys)) < 0.5)
 
-    def counted(cls, store, values, kinds):
+    def counted(cls, store, values, kinds, count):
         made.append(kinds)
-        return real_of_store(cls, store, values, kinds)
+        return real_of_store(cls, store, values, kinds, count)
 
     return leak

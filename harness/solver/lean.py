@@ -142,11 +142,11 @@ FORMAT = 2  # 2: the frontier lives in the meta byte (1 had an EXPANDED bit ther
 UNPLAY_COST = 3
 # Bits a class takes in a filter of keys (KeyFilter), at least (the table is a power of
 # two): 16 let at most about one key in 16 of those outside its set through (2 MiB on 5x5
-# c4 torus: 24 bits a class). A ply is un-played through a filter of
-# the open classes, and swept through one of those other than won, where at most half the
-# classes are in it: with more, it would spare few look-ups. Through the filter un-playing
-# a class costs about one expansion (5x5 c4 torus: the pass took 20.6 CPU s sweeping ply 1
-# only, 24.8 sweeping plies 1 and 3 as at a cost of 3).
+# c4 torus: 24 bits a class). A ply is un-played through a filter of the open classes, and
+# swept through one of those other than won, where at most half the classes are in it:
+# with more, it would spare few look-ups. Through the filter un-playing a class costs about
+# one expansion (5x5 c4 torus: the pass took 20.6 CPU s sweeping ply 1 only, 24.8 sweeping
+# plies 1 and 3 as at a cost of 3).
 FILTER_BITS = 16
 FILTER_OPEN = 0.5
 UNPLAY_COST_FILTERED = 1
@@ -492,20 +492,21 @@ class KeyFilter:
         return ((byte >> (h & np.uint64(7)).astype(np.uint8)) & 1).astype(bool)
 
     @classmethod
-    def of_store(cls, store: KeyStore, values: np.ndarray, kinds: tuple[int, ...]) -> KeyFilter:
-        """The filter of the store's classes whose 2-bit values are now among ``kinds``,
-        made a :data:`SCAN` of rows at a time."""
+    def of_store(cls, store: KeyStore, values: np.ndarray, kinds, count: int) -> KeyFilter:
+        """The filter of the store's ``count`` classes whose 2-bit values are now among
+        ``kinds`` (the caller has counted them), made a :data:`SCAN` of rows at a time."""
         keys, n = store.sorted_keys(), store.count
         codes = np.array(kinds, dtype=np.uint8)
-        f = cls(count=_count_values(values, n, codes))
+        f = cls(count=count)
         for lo in range(0, n, SCAN):
             v = get2_range(values, lo, min(n, lo + SCAN))
             f.add(keys[lo + np.flatnonzero(np.isin(v, codes))])
         return f
 
 
-def _count_values(values: np.ndarray, n: int, codes: np.ndarray) -> int:
-    """Classes whose 2-bit values are among ``codes``."""
+def _count_values(values: np.ndarray, n: int, kinds) -> int:
+    """Classes whose 2-bit values are among ``kinds``."""
+    codes = np.array(kinds, dtype=np.uint8)
     return sum(
         int(np.count_nonzero(np.isin(get2_range(values, lo, min(n, lo + SCAN)), codes)))
         for lo in range(0, n, SCAN)
@@ -1241,7 +1242,7 @@ def retrograde(
             todo = 0  # the sweep has read every decided class: no un-play this ply
         start = 0
         if todo and filtered:
-            maybe_open = KeyFilter.of_store(store, values, (OPEN, AVOID))
+            maybe_open = KeyFilter.of_store(store, values, (OPEN, AVOID), open_left)
         while todo and (taken := _take_rows(store, start, runner.piece)) is not None:
             level = taken[0]
             start = int(level[-1]) + 1
@@ -1318,11 +1319,7 @@ def _count_off(store: KeyStore, values: np.ndarray, rows, left, ply: int) -> np.
 
 def _count_open(values: np.ndarray, n: int) -> int:
     """Classes not yet decided (open, or open with a drawing action)."""
-    decided = 0
-    for lo in range(0, n, SCAN):
-        v = get2_range(values, lo, min(n, lo + SCAN))
-        decided += int(np.count_nonzero((v == V_WIN) | (v == V_LOSS)))
-    return n - decided
+    return _count_values(values, n, (OPEN, AVOID))
 
 
 def _sweep(eng: BatchEngine, store: KeyStore, values: np.ndarray, k: int, runner, tick=None) -> int:
@@ -1344,8 +1341,8 @@ def _sweep(eng: BatchEngine, store: KeyStore, values: np.ndarray, k: int, runner
     # before this sweep.
     not_won = (OPEN, AVOID, V_LOSS)
     maybe = None
-    if _count_values(values, n, np.array(not_won, dtype=np.uint8)) <= FILTER_OPEN * n:
-        maybe = KeyFilter.of_store(store, values, not_won)
+    if (count_not_won := _count_values(values, n, not_won)) <= FILTER_OPEN * n:
+        maybe = KeyFilter.of_store(store, values, not_won, count_not_won)
     decided = 0
     lo = 0
     while lo < n:
@@ -1360,11 +1357,11 @@ def _sweep(eng: BatchEngine, store: KeyStore, values: np.ndarray, k: int, runner
         rows = np.concatenate(found)
         for plo, phi, (prow, ckeys, same) in runner.successors(eng, keys, rows):
             part = rows[plo:phi].astype(np.int64)
-            # Look up each distinct successor once, in key order: its value at ply k.
+            # Look up each distinct successor once, in key order: its value at ply k. (With
+            # a filter, only those it lets through, so only they are checked to have been
+            # enumerated.)
             uk, _, inv = _group(ckeys)
-            # (So the check below that the enumeration reached each successor covers only
-            # those the filter lets through.)
-            look = np.arange(len(uk)) if maybe is None else np.flatnonzero(maybe.may_hold(uk))
+            look = slice(None) if maybe is None else np.flatnonzero(maybe.may_hold(uk))
             uv = np.full(len(uk), V_WIN, dtype=np.uint8)
             cidx = store.find(uk[look])
             if (cidx < 0).any():
