@@ -197,6 +197,26 @@ def test_a_tree_cut_back_to_a_small_bound_still_proves_a_checked_certificate(tmp
     check_search_certificate(search, result.winner, tmp_path / "cert")
 
 
+def test_a_small_tree_bound_keeps_the_batches_small(monkeypatch):
+    # 2**16 nodes: batches of at most 64 leaves, so a batch's children stay a small part
+    # of the bounded tree (the 5x5 proof otherwise reaches the full MAX_BATCH).
+    rs = Ruleset.from_id("pop1-5x5-c8-torus-continue-binempty-king-nozero-nojump")
+    widths = []
+    select = Tree.select
+
+    def recording(self, k):
+        widths.append(k)
+        return select(self, k)
+
+    monkeypatch.setattr(Tree, "select", recording)
+    search = PNSearch(rs, 0, max_plies=7, max_tree=1 << 16)
+    assert search.prove().winner == "x"
+    assert max(widths) == 64
+    widths.clear()
+    assert PNSearch(rs, 0, max_plies=7).prove().winner == "x"
+    assert max(widths) > 64
+
+
 def test_subtree_of_a_root_child():
     search = PNSearch(DEFAULT, 0, max_plies=9)
     search.prove()
