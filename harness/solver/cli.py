@@ -3,9 +3,10 @@
 ``--method retrograde`` enumerates the whole reachable game graph and solves it by retrograde
 analysis (:mod:`harness.solver.retrograde`); ``--method lean`` does the same with the
 memory-lean solver (:mod:`harness.solver.lean`: no stored edges, a peak of 31 bytes per
-class instead of 290 on 5x5 c4 torus at 0.75x the speed, 16 instead of 235 on 5x5 c5 torus at
-1.37x; optionally out of core in ``--workdir``); ``--method proof`` runs the proof search
-instead (:mod:`harness.solver.proof`), which does not enumerate, so ``positions`` is null.
+class instead of 290 on 5x5 c4 torus at 0.75x to 0.84x the speed, 16 instead of 235 on 5x5
+c5 torus at 1.26x to 1.37x; optionally out of core in ``--workdir``); ``--method proof``
+runs the proof search instead (:mod:`harness.solver.proof`), which does not enumerate, so
+``positions`` is null.
 The default, ``auto``, picks by a counting bound on the classes (:func:`class_bound`):
 retrograde analysis up to :data:`AUTO_CLASS_LIMIT`, the lean solver up to
 :data:`LEAN_CLASS_LIMIT` (one-word keys only), the proof search beyond. The report says
