@@ -3,9 +3,10 @@
 A best-first AND-OR search (Allis's proof-number search) on a tree of canonical positions
 (:class:`~harness.solver.proof.Canon`'s choice, so results plug into the certificate
 builder), bounded by ``max_plies``: a node carries the plies left, and a node with none
-left is disproven *for that bound* only. Each iteration selects up to 16,384 leaves near the
-most-proving node (:meth:`~harness.solver.pntree.Tree.select`) and expands them in one call
-of the batch engine (:mod:`harness.solver.batch`): children, their canonical images, the
+left is disproven *for that bound* only. Each iteration selects up to 16,384 leaves (fewer
+under a small tree bound) near the most-proving node
+(:meth:`~harness.solver.pntree.Tree.select`) and expands them in one call of the batch
+engine (:mod:`harness.solver.batch`): children, their canonical images, the
 immediate wins (an attacker action that wins at once proves its node without looking
 further) and the forced replies (a defender reply that wins or draws at once disproves its
 node; so does a reply that leaves the attacker without an action, which format-1

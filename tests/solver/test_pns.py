@@ -199,7 +199,7 @@ def test_a_tree_cut_back_to_a_small_bound_still_proves_a_checked_certificate(tmp
 
 def test_a_small_tree_bound_keeps_the_batches_small(monkeypatch):
     # 2**16 nodes: batches of at most 64 leaves, so a batch's children stay a small part
-    # of the bounded tree (the 5x5 proof otherwise reaches the full MAX_BATCH).
+    # of the bounded tree (without the bound the 5x5 proof's batches go past 64).
     rs = Ruleset.from_id("pop1-5x5-c8-torus-continue-binempty-king-nozero-nojump")
     widths = []
     select = Tree.select
