@@ -162,11 +162,12 @@ class DaskRunner(InlineRunner):
         progress: bool | None = None,
         on_submit: Callable[[str], None] | None = None,
     ):
+        # A level goes out 16 tasks at a time, to keep every worker busy (so a class reached
+        # again at its own level is more often expanded twice than in one process). The
+        # batches it keeps here (below ``inline_below``) run on this thread.
+        super().__init__(piece=16 * task_classes, threads=1)
         self.session = session
         self.task_classes = task_classes
-        # A level goes out 16 tasks at a time, to keep every worker busy (so a class reached
-        # again at its own level is more often expanded twice than in one process).
-        self.piece = 16 * task_classes
         self.inline_below = inline_below
         self.progress = progress
         self.on_submit = on_submit
@@ -180,10 +181,10 @@ class DaskRunner(InlineRunner):
 
     # --- the two kinds of pieces --------------------------------------------------------
 
-    def expand(self, eng: BatchEngine, keys: np.ndarray, bits: np.ndarray, first: np.ndarray):
+    def expand(self, eng: BatchEngine, keys: np.ndarray, bits: np.ndarray, first: np.ndarray, find):
         self.steps["enumerate"] += 1
         if len(keys) < self.inline_below:
-            yield from super().expand(eng, keys, bits, first)
+            yield from super().expand(eng, keys, bits, first, find)
             return
 
         def payload(lo: int, hi: int) -> bytes:
@@ -191,7 +192,8 @@ class DaskRunner(InlineRunner):
 
         step = f"level {self.steps['enumerate']}"
         for lo, hi, a in self._run("enumerate", step, expand_task, eng, len(keys), payload):
-            yield lo, hi, (a["flag"], a["count"], a["keys"], a["bits"])
+            # The look-ups need the class table, which only this process holds.
+            yield lo, hi, (a["flag"], a["count"], a["keys"], a["bits"], find(a["keys"]))
 
     def unplay(self, eng: BatchEngine, unplayer: Unplayer, keys: np.ndarray, level, keep=None):
         # ``keep`` (the open filter) is not shipped to the tasks: the solve applies it to

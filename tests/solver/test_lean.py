@@ -6,6 +6,8 @@ import errno
 import json
 import os
 import random
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -90,6 +92,50 @@ def test_a_class_reached_again_at_its_own_level_is_expanded_once(rid):
     today = retrograde.solve(rs)
     assert_same(today, whole)
     assert_same(today, pieces)
+
+
+@pytest.mark.parametrize("rid", [RULESETS[2], RULESETS[9], RULESETS[10]])
+def test_batches_on_threads_give_the_same_classes(rid, monkeypatch):
+    # Small ranges, so that every piece, ply and sweep goes out as many batches at once.
+    monkeypatch.setattr(lean, "EXPAND_RANGE", 16)
+    monkeypatch.setattr(lean, "UNPLAY_BATCH", 8)
+    monkeypatch.setattr(lean, "SWEEP_BATCH", 8)
+    ran_on = set()
+    real = lean.expand_range
+
+    def noting_thread(*args):
+        ran_on.add(threading.get_ident())
+        return real(*args)
+
+    monkeypatch.setattr(lean, "expand_range", noting_thread)
+    rs = Ruleset.from_id(rid)
+    runner = lean.InlineRunner(piece=256, threads=3)
+    try:
+        sol = lean.solve(rs, progress=False, runner=runner)
+    finally:
+        runner.close()
+    assert threading.get_ident() not in ran_on and len(ran_on) > 1
+    assert_same(retrograde.solve(rs), sol)
+
+
+def test_threaded_batches_come_back_in_range_order_a_few_ahead():
+    threads, n = 2, 12
+    runner = lean.InlineRunner(threads=threads)
+    started = []
+
+    def batch(lo, hi):
+        started.append(lo)
+        time.sleep(0.003 * (n - lo))  # later ranges finish first
+        return lo
+
+    try:
+        for i, (lo, hi, got) in enumerate(runner._in_order(lean._ranges(n, 1), batch)):
+            assert (lo, hi, got) == (i, i + 1, i)
+            # Never more than two ranges a thread submitted past the one handed out.
+            assert len(started) <= i + 1 + 2 * threads
+    finally:
+        runner.close()
+    assert sorted(started) == list(range(n))
 
 
 @pytest.mark.parametrize("seed", range(5))
