@@ -123,6 +123,14 @@ def register(subparsers) -> None:
         "--fresh", action="store_true", help="lean: discard what --workdir holds and start over"
     )
     p.add_argument(
+        "--threads",
+        type=positive(int),
+        default=1,
+        metavar="N",
+        help="lean: run the batches on N threads of this process (the same answer; "
+        "default 1); for many machines use the cluster options",
+    )
+    p.add_argument(
         "--max-positions", type=positive(int), help="budget: stored classes (retrograde)"
     )
     p.add_argument("--time-limit", type=positive(float), metavar="SECONDS", help="budget: time")
@@ -169,13 +177,18 @@ def run(args) -> int:
     spec = cluster_spec(args)
     if args.method == "auto":
         args.method = pick_method(rs, table=args.out is not None or args.workdir is not None)
-        if spec.requested and args.method == "retrograde":
-            # The lean solver is the strong solver that runs on a cluster.
+        if (spec.requested or args.threads > 1) and args.method == "retrograde":
+            # The lean solver is the strong solver that runs on a cluster or on threads.
             args.method = "lean"
     if spec.requested and args.method not in ("lean", "proof"):
         raise HarnessError(
             f"--method {args.method} runs in one process; the cluster options "
             "(--workers, --scheduler, --cluster-config, --shared) need --method lean or proof"
+        )
+    if args.threads > 1 and (args.method != "lean" or spec.requested):
+        raise HarnessError(
+            f"--threads {args.threads} runs the lean solver's batches in this process: it "
+            "needs --method lean and no cluster option (use --workers there)"
         )
     if args.method in ("proof", "pns"):
         if args.out is not None:
@@ -245,6 +258,7 @@ def _retrograde(rs: Ruleset, args, lean: bool = False) -> dict:
                     max_memory=memory,
                     progress=None if runner is None else False,
                     runner=runner,
+                    threads=args.threads,
                 )
             else:
                 sol = solve(
@@ -280,6 +294,7 @@ def _retrograde(rs: Ruleset, args, lean: bool = False) -> dict:
     )
     if lean:
         summary.update(
+            threads=args.threads,
             expansions=getattr(sol, "expansions", None),
             disk_bytes=getattr(sol, "disk_bytes", 0),
             bytes_per_class=round(sol.peak_rss / sol.classes, 1) if sol.classes else None,

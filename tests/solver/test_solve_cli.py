@@ -154,6 +154,24 @@ def test_lean_method_agrees_and_says_so(tmp_path, capsys):
     assert lean["disk_bytes"] > 0 and (work / "complete.json").exists()
 
 
+def test_lean_on_threads_agrees_and_other_methods_refuse_threads(capsys):
+    assert main(["solve", SMALL, "--json", "--method", "lean"]) == 0
+    one = json.loads(capsys.readouterr().out)
+    assert main(["solve", SMALL, "--json", "--threads", "2"]) == 0  # auto: lean on threads
+    two = json.loads(capsys.readouterr().out)
+    assert (one["threads"], two["threads"], two["method"]) == (1, 2, "lean")
+    assert (two["value"], two["plies"], two["positions"], two["classes"]) == (
+        one["value"],
+        one["plies"],
+        one["positions"],
+        one["classes"],
+    )
+    for method in ("retrograde", "pns"):
+        assert main(["solve", SMALL, "--method", method, "--threads", "2"]) == 2
+        err = capsys.readouterr().err
+        assert "--threads 2" in err and len(err.strip().splitlines()) == 1
+
+
 def test_lean_workdir_of_another_ruleset_is_bad_input(tmp_path, capsys):
     work = tmp_path / "work"
     assert main(["solve", SMALL, "--method", "lean", "--workdir", str(work)]) == 0
