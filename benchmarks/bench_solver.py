@@ -289,10 +289,14 @@ def _timed(cmd: list[str], timeout: float) -> tuple[subprocess.CompletedProcess,
     return proc, {"wall_s": wall, "process_cpu_s": cpu, "peak_bytes": peak}
 
 
-def solve_with(rid: str, method: str, workdir: Path | None = None, timeout: float = 7200) -> dict:
+def solve_with(
+    rid: str, method: str, workdir: Path | None = None, timeout: float = 7200, threads: int = 1
+) -> dict:
     cmd = [sys.executable, "-m", "harness", "solve", rid, "--method", method, "--json"]
     if workdir is not None:
         cmd += ["--workdir", str(workdir), "--fresh"]
+    if threads > 1:
+        cmd += ["--threads", str(threads)]
     proc, t = _timed(cmd, timeout)
     if proc.returncode != 0:
         raise SystemExit(f"solve {rid} --method {method} failed: {proc.stderr.strip()}")
@@ -329,7 +333,7 @@ def cpp_solve(rid: str, timeout: float = 7200) -> dict | None:
     return out
 
 
-def bench_lean(rids: list[str], workdir: Path | None) -> list[dict]:
+def bench_lean(rids: list[str], workdir: Path | None, threads: int = 1) -> list[dict]:
     print("\n## Lean solver, today's retrograde solver and the C++ baseline (one run)\n")
     _, idle = _timed([sys.executable, "-m", "harness", "solve", "--help"], 60)
     base = idle["peak_bytes"]
@@ -339,12 +343,15 @@ def bench_lean(rids: list[str], workdir: Path | None) -> list[dict]:
     )
     print(
         "| ruleset | solver | classes | value | plies | CPU s | wall s | classes/CPU s "
-        "| peak MiB | bytes/class | disk MiB | bytes/class above start-up |"
+        "| classes/wall s | peak MiB | bytes/class | disk MiB | bytes/class above start-up |"
     )
-    print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     rows = []
     for rid in rids:
         runs = [("retrograde", solve_with(rid, "retrograde")), ("lean", solve_with(rid, "lean"))]
+        if threads > 1:
+            # The same solve on threads (--threads): its gain is in wall seconds.
+            runs.append((f"lean, {threads} threads", solve_with(rid, "lean", threads=threads)))
         if workdir is not None and rid == rids[0]:
             # Out of core once, on the smallest (the in-memory runs show the scaling).
             runs.append(("lean, out of core", solve_with(rid, "lean", workdir / "lean")))
@@ -363,6 +370,7 @@ def bench_lean(rids: list[str], workdir: Path | None) -> list[dict]:
             print(
                 f"| {rid} | {name} | {r['classes']:,} | {r['value']} | {r['plies']} | "
                 f"{cpu:.1f} | {r['wall_s']:.1f} | {fmt_rate(r['classes'] / cpu)} | "
+                f"{fmt_rate(r['classes'] / r['wall_s'])} | "
                 f"{r['peak_bytes'] / 2**20:.0f} | {r['peak_bytes'] / r['classes']:.0f} | "
                 f"{(r.get('disk_bytes') or 0) / 2**20:.0f} | "
                 f"{(r['peak_bytes'] - base) / r['classes']:.0f} |",
@@ -373,6 +381,7 @@ def bench_lean(rids: list[str], workdir: Path | None) -> list[dict]:
                 f"| {rid} | C++ baseline (no symmetry; {cpp['positions']:,} positions) | - | "
                 f"{cpp['value']} | - | {cpp['process_cpu_s']:.1f} | {cpp['wall_s']:.1f} | "
                 f"{fmt_rate(classes / cpp['process_cpu_s'])} | "
+                f"{fmt_rate(classes / cpp['wall_s'])} | "
                 f"{cpp['peak_bytes'] / 2**20:.0f} | {cpp['peak_bytes'] / classes:.0f} | 0 | - |",
                 flush=True,
             )
@@ -384,26 +393,33 @@ def bench_lean(rids: list[str], workdir: Path | None) -> list[dict]:
     return rows
 
 
-def bench_scaling(rids: list[str], against: bool = False) -> list[dict]:
+def bench_scaling(rids: list[str], against: bool = False, threads: int = 1) -> list[dict]:
     """The lean solver on bigger rulesets (``--lean-scale``): how it scales; with
-    ``against`` (``--scale-retrograde``) today's retrograde solver on them too, in turn."""
+    ``against`` (``--scale-retrograde``) today's retrograde solver on them too, in turn, and
+    with ``threads`` (``--lean-threads``) the lean solver on that many threads too."""
     print("\n## Lean solver scaling (in memory; the rows above are its small end)\n")
     print(
         "| ruleset | solver | classes | value | plies | CPU s | wall s | classes/CPU s "
-        "| ratio | peak MiB | bytes/class |"
+        "| ratio | wall ratio | peak MiB | bytes/class |"
     )
-    print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     rows = []
     for rid in rids:
         runs = [("retrograde", solve_with(rid, "retrograde"))] if against else []
         runs.append(("lean", solve_with(rid, "lean", timeout=6 * 3600)))
+        if threads > 1:
+            runs.append(
+                (f"lean, {threads} threads", solve_with(rid, "lean", 6 * 3600, threads=threads))
+            )
         first = runs[0][1]["classes"] / runs[0][1]["process_cpu_s"]
+        first_wall = runs[0][1]["wall_s"]
         for name, r in runs:
             cpu = r["process_cpu_s"]
             print(
                 f"| {rid} | {name} | {r['classes']:,} | {r['value']} | {r['plies']} | "
                 f"{cpu:.1f} | {r['wall_s']:.1f} | {fmt_rate(r['classes'] / cpu)} | "
-                f"{r['classes'] / cpu / first:.2f}x | {r['peak_bytes'] / 2**20:.0f} | "
+                f"{r['classes'] / cpu / first:.2f}x | {first_wall / r['wall_s']:.2f}x | "
+                f"{r['peak_bytes'] / 2**20:.0f} | "
                 f"{r['peak_bytes'] / r['classes']:.1f} |",
                 flush=True,
             )
@@ -481,6 +497,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only table 5: the proof searches (with --big also 6x6 c8 torus, minutes)",
     )
+    ap.add_argument(
+        "--lean-threads",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --lean: also the lean solver on N threads (--threads N)",
+    )
     ap.add_argument("--sample", type=int, default=1500, help="positions for table 1")
     ap.add_argument("--json", type=Path, help="also write the raw figures here")
     args = ap.parse_args(argv)
@@ -492,9 +515,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     if args.lean:
-        lean_rows = bench_lean(LEAN_SET + [LEAN_BIG], args.lean_workdir)
+        lean_rows = bench_lean(LEAN_SET + [LEAN_BIG], args.lean_workdir, args.lean_threads)
         proofs = bench_proofs(PROOFS[:2] + (PROOFS[2:] if args.big else []))
-        scaling = bench_scaling(args.lean_scale, args.scale_retrograde)
+        scaling = bench_scaling(args.lean_scale, args.scale_retrograde, args.lean_threads)
         if args.json:
             figures = {"lean": lean_rows, "proofs": proofs, "scaling": scaling}
             args.json.write_text(json.dumps(figures, indent=1))
