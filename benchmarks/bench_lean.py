@@ -10,6 +10,8 @@ the renderer expands it, weighs every rendered entry with the kernel cost model 
 * **after**: the code now (``v2``), with every shard split into declarations of at most
   ``--budget`` estimated steps (default 1e7).
 
+Non-win (format 2) certificates had no "before": they are listed below the table by name.
+
 Estimates are kernel reduction steps, not seconds: the first real Lean run calibrates them
 (``docs/lean.md``, "Kernel cost model"). Rendering time is wall and CPU time of this process.
 
@@ -31,6 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from harness.cert.nonwin_format import FORMAT as NONWIN_FORMAT  # noqa: E402
+from harness.cert.nonwin_format import index_format  # noqa: E402
 from harness.lean import render as R  # noqa: E402
 from harness.lean import split  # noqa: E402
 
@@ -48,6 +52,8 @@ def measure(archive: Path, budget: int) -> dict:
             return {}
         z.extractall(tmp, names)
         (cert_dir,) = Path(tmp).glob("*/certificate")
+        if index_format(cert_dir) == NONWIN_FORMAT:
+            return {"nonwin": archive.name}
         wall, cpu = time.perf_counter(), time.process_time()
         cert = R.read_certificate(cert_dir)
         R.expand(cert)
@@ -88,9 +94,13 @@ def main(argv: list[str] | None = None) -> int:
         "| ratio | render s (CPU) |"
     )
     print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    nonwin = []
     for archive in published(args.only):
         m = measure(archive, args.budget)
         if not m:
+            continue
+        if "nonwin" in m:
+            nonwin.append(m["nonwin"])
             continue
         b, a = m["before"], m["after"]
         print(
@@ -100,6 +110,10 @@ def main(argv: list[str] | None = None) -> int:
             f"| {len(a)} | {fmt(max(a))} | {fmt(sum(a))} "
             f"| {sum(b) / m['rendered']:,.0f} → {sum(a) / m['rendered']:,.0f} "
             f"| {sum(b) / sum(a):.2f}× | {m['wall']:.1f} ({m['cpu']:.1f}) |"
+        )
+    if nonwin:
+        print(
+            f"\nNon-win certificates (rendered in declarations from the start): {', '.join(nonwin)}"
         )
     return 0
 
