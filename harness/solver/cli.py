@@ -4,7 +4,8 @@
 analysis (:mod:`harness.solver.retrograde`); ``--method lean`` does the same with the
 memory-lean solver (:mod:`harness.solver.lean`: no stored edges, a peak of 31 bytes per
 class instead of 290 on 5x5 c4 torus at 0.75x to 0.84x the speed, 16 instead of 235 on 5x5
-c5 torus at 1.26x to 1.37x; optionally out of core in ``--workdir``); ``--method proof``
+c5 torus at 1.26x to 1.37x; optionally out of core in ``--workdir``, its batches on N
+threads of the process with ``--threads N``); ``--method proof``
 runs the proof search instead (:mod:`harness.solver.proof`), which does not enumerate, so
 ``positions`` is null.
 The default, ``auto``, picks by a counting bound on the classes (:func:`class_bound`):

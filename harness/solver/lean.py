@@ -54,8 +54,9 @@ its rank is looked up.
 ``threads`` (``--threads N``) runs the batches on a pool of threads of this process
 (:class:`InlineRunner`): the batch engine is numpy calls on arrays of thousands of rows,
 which release the GIL, while the bookkeeping stays on one thread, in range order, so the
-answer is the one of a single thread. On two cores it cut the wall time of 5x5 c4 torus by
-about a sixth, at more CPU seconds (the threads contend for the GIL between numpy calls);
+answer is the one of a single thread. On two cores two threads took the wall time of 5x5
+c4 torus from 35.8 to 31.1 s and of c5 from 165.5 to 136.1, at 1.35x and 1.27x the CPU
+seconds (the threads contend for the GIL between numpy calls; docs/solver.md);
 :mod:`harness.solver.distributed` runs the same batches on many machines.
 
 >>> from harness.rules import Ruleset
