@@ -409,7 +409,10 @@ def bench_scaling(rids: list[str], against: bool = False, threads: int = 1) -> l
         runs.append(("lean", solve_with(rid, "lean", timeout=6 * 3600)))
         if threads > 1:
             runs.append(
-                (f"lean, {threads} threads", solve_with(rid, "lean", 6 * 3600, threads=threads))
+                (
+                    f"lean, {threads} threads",
+                    solve_with(rid, "lean", timeout=6 * 3600, threads=threads),
+                )
             )
         first = runs[0][1]["classes"] / runs[0][1]["process_cpu_s"]
         first_wall = runs[0][1]["wall_s"]
