@@ -55,7 +55,7 @@ its rank is looked up.
 (:class:`InlineRunner`): the batch engine is numpy calls on arrays of thousands of rows,
 which release the GIL, while the bookkeeping stays on one thread, in range order, so the
 answer is the one of a single thread. On two cores two threads took the wall time of 5x5
-c4 torus from 35.8 to 31.1 s and of c5 from 165.5 to 136.1, at 1.35x and 1.27x the CPU
+c4 torus from 35.8 to 31.1 s and of c5 from 183.6 to 157.6, at 1.35x and 1.34x the CPU
 seconds (the threads contend for the GIL between numpy calls; docs/solver.md);
 :mod:`harness.solver.distributed` runs the same batches on many machines.
 
