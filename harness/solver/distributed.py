@@ -60,6 +60,7 @@ from harness.solver.lean import (
     InlineRunner,
     LeanError,
     Unplayer,
+    _ranges,
     _return_freed_memory,
     expand_range,
     successors_range,
@@ -239,7 +240,7 @@ class DaskRunner(InlineRunner):
         """Submit ``fn`` over the ranges of ``n`` items (a window at a time) and yield
         each range's arrays in range order."""
         session, store = self.session, self.store
-        ranges = [(lo, min(n, lo + self.task_classes)) for lo in range(0, n, self.task_classes)]
+        ranges = _ranges(n, self.task_classes)
         bar = self._bar(stage)
         bar.add(len(ranges))
         window = WINDOW * max(1, len(session.workers()))

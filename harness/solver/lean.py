@@ -999,16 +999,18 @@ class InlineRunner:
             return
         todo = iter(ranges)
         flight: deque = deque()
+
+        def submit_next() -> None:
+            lo_hi = next(todo, None)
+            if lo_hi is not None:
+                flight.append((*lo_hi, self.pool.submit(batch, *lo_hi)))
+
         try:
-            for lo, hi in todo:
-                flight.append((lo, hi, self.pool.submit(batch, lo, hi)))
-                if len(flight) >= 2 * self.threads:
-                    break
+            for _ in range(2 * self.threads):
+                submit_next()
             while flight:
                 lo, hi, fut = flight.popleft()
-                for nlo, nhi in todo:
-                    flight.append((nlo, nhi, self.pool.submit(batch, nlo, nhi)))
-                    break
+                submit_next()
                 yield lo, hi, fut.result()
         finally:
             for _, _, fut in flight:
