@@ -196,12 +196,15 @@ class DaskRunner(InlineRunner):
             # The look-ups need the class table, which only this process holds.
             yield lo, hi, (a["flag"], a["count"], a["keys"], a["bits"], find(a["keys"]))
 
-    def unplay(self, eng: BatchEngine, unplayer: Unplayer, keys: np.ndarray, level, keep=None):
+    def unplay(
+        self, eng: BatchEngine, unplayer: Unplayer, keys: np.ndarray, level, keep=None, then=None
+    ):
         # ``keep`` (the open filter) is not shipped to the tasks: the solve applies it to
-        # what they return, before its look-ups.
+        # what they return, before its look-ups (in ``then``, here: the store is this
+        # process's).
         self.steps["retrograde"] += 1
         if len(level) < self.inline_below:
-            yield from super().unplay(eng, unplayer, keys, level, keep)
+            yield from super().unplay(eng, unplayer, keys, level, keep, then)
             return
 
         def payload(lo: int, hi: int) -> bytes:
@@ -209,12 +212,13 @@ class DaskRunner(InlineRunner):
 
         step = f"ply {self.steps['retrograde']}"
         for lo, hi, a in self._run("retrograde", step, unplay_task, eng, len(level), payload):
-            yield lo, hi, (a["rows"], a["parents"], a["same"])
+            got = (a["rows"], a["parents"], a["same"])
+            yield lo, hi, got if then is None else then(got)
 
-    def successors(self, eng: BatchEngine, keys: np.ndarray, rows: np.ndarray):
+    def successors(self, eng: BatchEngine, keys: np.ndarray, rows: np.ndarray, then=None):
         self.steps["sweep"] += 1
         if len(rows) < self.inline_below:
-            yield from super().successors(eng, keys, rows)
+            yield from super().successors(eng, keys, rows, then)
             return
 
         def payload(lo: int, hi: int) -> bytes:
@@ -222,7 +226,8 @@ class DaskRunner(InlineRunner):
 
         step = f"sweep {self.steps['sweep']}"
         for lo, hi, a in self._run("retrograde", step, successors_task, eng, len(rows), payload):
-            yield lo, hi, (a["rows"], a["children"], a["same"])
+            got = (a["rows"], a["children"], a["same"])
+            yield lo, hi, got if then is None else then(got)
 
     # --- submitting and merging in order ------------------------------------------------
 

@@ -165,6 +165,12 @@ UNPLAY_COST = 3
 FILTER_BITS = 16
 FILTER_OPEN = 0.5
 UNPLAY_COST_FILTERED = 1
+# Classes only ever leave the open set, so a filter of the open classes made at an earlier
+# ply still holds every one open now (those decided since just pass it too, and are then
+# found decided): it is made again only when the open classes have fallen below this share
+# of those it was made for. Making it reads every class's value and hashes the open ones:
+# on 5x5 c4 torus 31 filters took 1.0 CPU s, most of the 30 tail plies' cost.
+FILTER_KEEP = 0.5
 # Classes given their result and orbit at once at the end: the orbit's 8 symmetric images
 # of 2 boards take 128 bytes a class, a solve's peak on 5x5 c4 torus with chunks of 2**15.
 COUNT_CHUNK = 1 << 13
@@ -1027,16 +1033,27 @@ class InlineRunner:
 
         yield from self._in_order(_ranges(len(keys), EXPAND_RANGE), batch)
 
-    def unplay(self, eng: BatchEngine, unplayer: Unplayer, keys: np.ndarray, level, keep=None):
+    def unplay(
+        self, eng: BatchEngine, unplayer: Unplayer, keys: np.ndarray, level, keep=None, then=None
+    ):
+        """:func:`unplay_batch` of the classes at rows ``level`` in ranges; ``then``, if
+        given, is applied to each range's result where it is computed (as ``find`` in
+        :meth:`expand`)."""
+
         def batch(lo: int, hi: int):
-            return unplay_batch(eng, unplayer, keys[level[lo:hi].astype(np.int64)], keep)
+            got = unplay_batch(eng, unplayer, keys[level[lo:hi].astype(np.int64)], keep)
+            return got if then is None else then(got)
 
         size = scaled_batch(UNPLAY_BATCH, len(keys))
         yield from self._in_order(_ranges(len(level), size), batch)
 
-    def successors(self, eng: BatchEngine, keys: np.ndarray, rows: np.ndarray):
+    def successors(self, eng: BatchEngine, keys: np.ndarray, rows: np.ndarray, then=None):
+        """:func:`successors_batch` of the classes at ``rows`` in ranges, with ``then`` as
+        in :meth:`unplay`."""
+
         def batch(lo: int, hi: int):
-            return successors_batch(eng, keys[rows[lo:hi].astype(np.int64)])
+            got = successors_batch(eng, keys[rows[lo:hi].astype(np.int64)])
+            return got if then is None else then(got)
 
         size = scaled_batch(SWEEP_BATCH, len(keys))
         yield from self._in_order(_ranges(len(rows), size), batch)
@@ -1304,44 +1321,30 @@ def retrograde(
     if bar is not None:
         bar.update(n - open_left)
     keys = store.sorted_keys()
-    maybe_open = None
+    maybe_open, made_for = None, 0
     while todo := _start_level(store):
         decided_now = 0
-        maybe_open = None  # the last ply's filter, gone before a sweep makes its own
         filtered = open_left <= FILTER_OPEN * n
         if todo * (UNPLAY_COST_FILTERED if filtered else UNPLAY_COST) > open_left:
+            maybe_open = None  # gone before the sweep makes its own
             decided_now = _sweep(eng, store, values, k, runner, tick)
             todo = 0  # the sweep has read every decided class: no un-play this ply
         start = 0
-        if todo and filtered:
+        if todo and filtered and (maybe_open is None or open_left < made_for * FILTER_KEEP):
             maybe_open = KeyFilter.of_store(store, values, (OPEN, AVOID), open_left)
+            made_for = open_left
         while todo and (taken := _take_rows(store, start, runner.piece)) is not None:
             level = taken[0]
             start = int(level[-1]) + 1
             keep = None if maybe_open is None else maybe_open.may_hold
-            for lo, hi, (rows, pkeys, same) in runner.unplay(eng, unplayer, keys, level, keep):
-                if maybe_open is not None:
-                    # Parents decided already are done with: no look-up. (A runner may
-                    # have dropped them already; a Dask task has no filter.)
-                    kept = np.flatnonzero(maybe_open.may_hold(pkeys))
-                    rows, pkeys, same = rows[kept], pkeys[kept], same[kept]
-                if not len(rows):
+
+            def edges(unplayed, keep=keep):
+                return _parent_edges(store, keep, *unplayed)
+
+            for lo, hi, code in runner.unplay(eng, unplayer, keys, level, keep, then=edges):
+                if not len(code):
                     continue
-                children = level[lo:hi].astype(np.int64)
-                cres = get2(values, children)
-                pidx = store.find(pkeys)
-                del pkeys
-                found = pidx >= 0
-                if not found.all():
-                    pidx, rows, same = pidx[found], rows[found], same[found]
-                # One code per (parent, child, pass), made in place: the parents of a
-                # batch are the un-playing's largest columns.
-                pidx <<= 21
-                rows <<= 1
-                pidx |= rows
-                pidx |= same
-                del rows, same
-                code = _distinct(pidx, in_place=True)
+                cres = get2(values, level[lo:hi].astype(np.int64))
                 parent = code >> 21
                 child = (code >> 1) & ((1 << 20) - 1)
                 same = (code & 1).astype(bool)
@@ -1370,6 +1373,43 @@ def retrograde(
         if after_ply is not None:
             after_ply(k)
     return k - 1
+
+
+def _parent_edges(store: KeyStore, keep, rows, pkeys, same) -> np.ndarray:
+    """The edges of an un-played range (:func:`unplay_batch`'s result) into parents still
+    open: one sorted code ``parent row << 21 | child << 1 | pass`` each, distinct. Parents
+    ``keep`` drops (decided already: done with) are not looked up, nor those the store
+    does not hold (not reachable). A pure function of the store's keys, which do not move
+    during the retrograde pass: it runs where the range is computed."""
+    if keep is not None:
+        # A runner may have dropped them already; a Dask task has no filter.
+        kept = np.flatnonzero(keep(pkeys))
+        rows, pkeys, same = rows[kept], pkeys[kept], same[kept]
+    pidx = store.find(pkeys)
+    del pkeys
+    found = pidx >= 0
+    if not found.all():
+        pidx, rows, same = pidx[found], rows[found], same[found]
+    # Made in place: the parents of a batch are the un-playing's largest columns.
+    pidx <<= 21
+    rows = rows.astype(np.int64) << 1
+    pidx |= rows
+    pidx |= same
+    del rows, same
+    return _distinct(pidx, in_place=True)
+
+
+def _child_edges(store: KeyStore, maybe, prow, ckeys, same):
+    """The edges of a swept range (:func:`successors_batch`'s result): each distinct
+    successor looked up once, in key order, where ``maybe`` (a filter of the classes other
+    than won) lets it through. Returns (distinct successors, which were looked up, their
+    rows in the store, one sorted code ``class << 33 | successor << 1 | pass`` per distinct
+    edge). Pure, as :func:`_parent_edges`."""
+    uk, _, inv = _group(ckeys)
+    look = slice(None) if maybe is None else np.flatnonzero(maybe.may_hold(uk))
+    cidx = store.find(uk[look])
+    code = _distinct((prow << 33) | (inv.astype(np.int64) << 1) | same.astype(np.int64))
+    return len(uk), look, cidx, code
 
 
 def _decide(store: KeyStore, values: np.ndarray, rows: np.ndarray, value, ply: int) -> None:
@@ -1427,22 +1467,21 @@ def _sweep(eng: BatchEngine, store: KeyStore, values: np.ndarray, k: int, runner
             got += len(rows)
             lo = hi
         rows = np.concatenate(found)
-        for plo, phi, (prow, ckeys, same) in runner.successors(eng, keys, rows):
+
+        def edges(succ):
+            return _child_edges(store, maybe, *succ)
+
+        for plo, phi, (distinct, look, cidx, code) in runner.successors(eng, keys, rows, edges):
             part = rows[plo:phi].astype(np.int64)
-            # Look up each distinct successor once, in key order: its value at ply k. (With
-            # a filter, only those it lets through, so only they are checked to have been
-            # enumerated.)
-            uk, _, inv = _group(ckeys)
-            look = slice(None) if maybe is None else np.flatnonzero(maybe.may_hold(uk))
-            uv = np.full(len(uk), V_WIN, dtype=np.uint8)
-            cidx = store.find(uk[look])
+            # Each distinct successor's value at ply k. (With a filter, only those it lets
+            # through were looked up, so only they are checked to have been enumerated.)
             if (cidx < 0).any():
                 raise AssertionError(f"{rs.id}: a successor the enumeration did not reach")
+            uv = np.full(distinct, V_WIN, dtype=np.uint8)
             v = get2(values, cidx)
             v[(meta[cidx] & new_bit) != 0] = OPEN  # decided at k + 1, by this sweep
             uv[look] = v
             del look, cidx, v
-            code = _distinct((prow << 33) | (inv.astype(np.int64) << 1) | same.astype(np.int64))
             p, sm = code >> 33, (code & 1).astype(bool)
             cv = uv[(code >> 1) & ((1 << 32) - 1)]
             good = np.where(sm, cv == V_WIN, cv == V_LOSS)
