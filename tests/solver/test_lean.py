@@ -482,3 +482,18 @@ def test_the_retrograde_pass_through_key_filters_gives_the_same_answers(
     rs = Ruleset.from_id(rid)
     assert_same(retrograde.solve(rs), lean.solve(rs, progress=False))
     assert made and all(len(kinds) == (2 if cost == 0 else 3) for kinds in made)
+
+
+@pytest.mark.parametrize("rid", RULESETS[:6])
+def test_an_open_filter_kept_from_ply_to_ply_gives_the_same_answers(
+    monkeypatch, leaky_key_filters, rid
+):
+    # Classes only leave the open set, so the first ply's filter of the open classes still
+    # holds every one open at the last ply. Never made again, the values must not change.
+    made = leaky_key_filters()
+    monkeypatch.setattr(lean, "UNPLAY_COST", 0)  # un-play every ply: no sweep resets it
+    monkeypatch.setattr(lean, "UNPLAY_COST_FILTERED", 0)
+    monkeypatch.setattr(lean, "FILTER_KEEP", 0.0)
+    rs = Ruleset.from_id(rid)
+    assert_same(retrograde.solve(rs), lean.solve(rs, progress=False))
+    assert made == [(lean.OPEN, lean.AVOID)]
