@@ -229,19 +229,20 @@ class Canon:
         self.syms = symmetries(rs)
         n = rs.squares
         self.chunks = (n + 7) // 8
+        # Made with numpy and handed over as tuples of ints (what the scalar look-ups
+        # index fastest): the same tables as a loop over every byte and bit, which took
+        # 13 to 20 ms on 5x5, a tenth of a small proof search.
+        byte = np.arange(256, dtype=np.uint64)
         self.tables = []
         for sym in self.syms:
             per_chunk = []
             for c in range(self.chunks):
-                table = []
-                for byte in range(256):
-                    out = 0
-                    for b in range(8):
-                        sq = 8 * c + b
-                        if byte >> b & 1 and sq < n:
-                            out |= 1 << sym.perm[sq]
-                    table.append(out)
-                per_chunk.append(tuple(table))
+                table = np.zeros(256, dtype=np.uint64)
+                for b in range(min(8, n - 8 * c)):
+                    table |= ((byte >> np.uint64(b)) & np.uint64(1)) << np.uint64(
+                        sym.perm[8 * c + b]
+                    )
+                per_chunk.append(tuple(table.tolist()))
             self.tables.append(tuple(per_chunk))
         self.perms = [sym.perm for sym in self.syms]
         self.inverse = [sym.inverse().perm for sym in self.syms]
