@@ -199,8 +199,8 @@ class DaskRunner(InlineRunner):
     def unplay(
         self, eng: BatchEngine, unplayer: Unplayer, keys: np.ndarray, level, keep=None, then=None
     ):
-        # ``keep`` (the open filter) is not shipped to the tasks: the solve applies it to
-        # what they return, before its look-ups (in ``then``, here: the store is this
+        # ``keep`` (the open filter) is not shipped to the tasks: it is applied here to
+        # what they return, before ``then`` looks the parents up (the store is this
         # process's).
         self.steps["retrograde"] += 1
         if len(level) < self.inline_below:
@@ -213,6 +213,9 @@ class DaskRunner(InlineRunner):
         step = f"ply {self.steps['retrograde']}"
         for lo, hi, a in self._run("retrograde", step, unplay_task, eng, len(level), payload):
             got = (a["rows"], a["parents"], a["same"])
+            if keep is not None:
+                kept = np.flatnonzero(keep(got[1]))
+                got = tuple(col[kept] for col in got)
             yield lo, hi, got if then is None else then(got)
 
     def successors(self, eng: BatchEngine, keys: np.ndarray, rows: np.ndarray, then=None):

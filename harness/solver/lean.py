@@ -1340,8 +1340,8 @@ def retrograde(
             start = int(level[-1]) + 1
             keep = None if maybe_open is None else maybe_open.may_hold
 
-            def edges(unplayed, keep=keep):
-                return _parent_edges(store, keep, *unplayed)
+            def edges(unplayed):
+                return _parent_edges(store, *unplayed)
 
             for lo, hi, code in runner.unplay(eng, unplayer, keys, level, keep, then=edges):
                 if not len(code):
@@ -1377,16 +1377,12 @@ def retrograde(
     return k - 1
 
 
-def _parent_edges(store: KeyStore, keep, rows, pkeys, same) -> np.ndarray:
-    """The edges of an un-played range (:func:`unplay_batch`'s result) into parents still
-    open: one sorted code ``parent row << 21 | child << 1 | pass`` each, distinct. Parents
-    ``keep`` drops (decided already: done with) are not looked up, nor those the store
-    does not hold (not reachable). A pure function of the store's keys, which do not move
-    during the retrograde pass: it runs where the range is computed."""
-    if keep is not None:
-        # A runner may have dropped them already; a Dask task has no filter.
-        kept = np.flatnonzero(keep(pkeys))
-        rows, pkeys, same = rows[kept], pkeys[kept], same[kept]
+def _parent_edges(store: KeyStore, rows, pkeys, same) -> np.ndarray:
+    """The edges of an un-played range (:func:`unplay_batch`'s result, the parents the
+    open filter dropped gone already) into the parents: one sorted code ``parent row << 21
+    | child << 1 | pass`` each, distinct. Parents the store does not hold (not reachable)
+    are left out. A pure function of the store's keys, which do not move during the
+    retrograde pass: it runs where the range is computed."""
     pidx = store.find(pkeys)
     del pkeys
     found = pidx >= 0
