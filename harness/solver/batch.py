@@ -134,7 +134,15 @@ class SquareMap:
 
 
 class Permuter:
-    """A permutation of squares applied to bitboards by table look-ups over chunks of bits."""
+    """A permutation of squares applied to bitboards by table look-ups over chunks of bits.
+
+    A board holds only the permutation's squares (no bit at or above ``len(perm)``): the
+    last chunk is read without a mask.
+
+    >>> p = Permuter((1, 2, 0), width=2)  # squares 0 -> 1 -> 2 -> 0
+    >>> p(np.array([0b001, 0b110], dtype=np.uint64)).tolist()
+    [2, 5]
+    """
 
     def __init__(self, perm: tuple[int, ...], width: int):
         n = len(perm)
@@ -148,15 +156,30 @@ class Permuter:
                 has = (values >> np.uint64(i)) & ONE
                 table |= has << np.uint64(perm[start + i])
             self.chunks.append((np.uint64(start), np.uint64((1 << size) - 1), table))
+        # The first chunk needs no shift and the last no mask (a board has no bits above
+        # its squares): two passes fewer over the rows per board, a fifth of the time of
+        # a canonical key on 5x5.
+        last = len(self.chunks) - 1
+        self._steps = [
+            (None if c == 0 else start, None if c == last else mask, table)
+            for c, (start, mask, table) in enumerate(self.chunks)
+        ]
 
     def __call__(self, b: np.ndarray) -> np.ndarray:
+        """The image of every board of ``b`` (bits on the permutation's squares only)."""
         out = None
-        for start, mask, table in self.chunks:
-            idx = ((b >> start) & mask).view(np.intp)  # small values: the same bits
+        for start, mask, table in self._steps:
+            idx = b if start is None else b >> start
+            if mask is not None:
+                idx = idx & mask
             # "clip" in every table look-up: the indices are in range by construction, and
-            # numpy then skips its bounds check (a third faster).
-            part = table.take(idx, mode="clip")
-            out = part if out is None else out | part
+            # numpy then skips its bounds check (a third faster). Small values: an intp
+            # view has the same bits.
+            part = table.take(idx.view(np.intp), mode="clip")
+            if out is None:
+                out = part
+            else:
+                out |= part
         assert out is not None
         return out
 
@@ -887,7 +910,10 @@ class BatchEngine:
         if 2 * self.n <= 64:
             word = (a << n) | b
             for p in self.permuters:
-                np.minimum(word, (p(a) << n) | p(b), out=word)
+                image = p(a)
+                image <<= n
+                image |= p(b)
+                np.minimum(word, image, out=word)
             return word >> n, word & np.uint64((1 << self.n) - 1)
         images = self.images(a)
         best = a.copy()
