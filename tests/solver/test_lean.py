@@ -224,7 +224,7 @@ def test_unplay_finds_every_true_parent():
 def test_parent_keys_are_the_class_keys_of_the_parents(monkeypatch):
     """The un-player checks the proposals of a few landing squares at a time; in flushes
     of a few rows, parents and parent_keys must give every (row, parent) of one flush,
-    keyed."""
+    keyed, and parent_keys through a filter those the filter keeps."""
     rs = Ruleset.from_id("pop1-4x4-c5-reincarnation-continue-binempty-king-nozero-nojump")
     rng = random.Random(11)
     eng = engine(rs)
@@ -246,6 +246,14 @@ def test_parent_keys_are_the_class_keys_of_the_parents(monkeypatch):
         got_rows, got_keys = un.parent_keys(*after, passed=False)
         assert got_rows.dtype == np.int32
         assert sorted(zip(got_rows.tolist(), got_keys.tolist(), strict=True)) == want
+        # Through a filter (here: odd keys), in flushes of their own size.
+        monkeypatch.setattr(lean, "VERIFY_SLICE", 1 << 40)
+        monkeypatch.setattr(lean, "VERIFY_SLICE_FILTERED", held)
+        got_rows, got_keys = un.parent_keys(
+            *after, passed=False, keep=lambda keys: (keys & np.uint64(1)) == 1
+        )
+        got = sorted(zip(got_rows.tolist(), got_keys.tolist(), strict=True))
+        assert got == [(row, key) for row, key in want if key % 2]
 
 
 def test_out_of_core_same_answers_and_markers(tmp_path):
