@@ -3,9 +3,9 @@
 :func:`solve` gives the same :class:`~harness.solver.retrograde.Solution` as
 :func:`harness.solver.retrograde.solve` (every class's value and plies, reachable colourings
 and orbit sizes) but keeps about 11 bytes of columns per class and no edges (a measured peak
-of 31 bytes per class on 5x5 c4 torus for the whole command, against 290), at 0.75x to
-0.84x its classes per CPU second there and 1.26x to 1.37x on 5x5 c5 torus (16 bytes a class
-against 235; bench runs of stops 27 and 28):
+of 31 to 33 bytes per class on 5x5 c4 torus for the whole command, against 290), at 0.75x
+to 0.91x its classes per CPU second there and 1.07x to 1.37x on 5x5 c5 torus (17 bytes a
+class against 235; bench runs of stops 27, 28 and 32):
 
 * **Index.** A class (a position seen from the mover's side, up to symmetry and colour swap,
   :meth:`BatchEngine.class_keys`) is numbered by its rank in one sorted array of keys. Keys
