@@ -616,8 +616,8 @@ class Unplayer:
 
     def parent_keys(self, ma, oa, mba, oba, passed: bool, keep=None):
         """:meth:`parents` as (row as ``int32``, the parent's class key): the parents of
-        :data:`VERIFY_SLICE` after-states at a time become keys, so no batch-long column
-        of parent boards is held.
+        :data:`VERIFY_SLICE` after-states at a time (:data:`VERIFY_SLICE_FILTERED` with
+        ``keep``) become keys, so no batch-long column of parent boards is held.
 
         ``keep``, a test of class keys (:meth:`KeyFilter.may_hold`), drops proposals
         before they are played forward: their keys are then made first. That costs nothing
