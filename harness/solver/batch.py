@@ -133,6 +133,16 @@ class SquareMap:
         return out
 
 
+def _chunk_bits(b: np.ndarray, start, mask) -> np.ndarray:
+    """A chunk of each board's bits as table indices (``intp``): shifted down by
+    ``start`` and masked by ``mask`` where they are not None (:attr:`Permuter._steps`).
+    May be a view of ``b``: read it, never write into it."""
+    idx = b if start is None else b >> start
+    if mask is not None:
+        idx = idx & mask
+    return idx.view(np.intp)  # small values: an intp view has the same bits
+
+
 class Permuter:
     """A permutation of squares applied to bitboards by table look-ups over chunks of bits.
 
@@ -169,13 +179,9 @@ class Permuter:
         """The image of every board of ``b`` (bits on the permutation's squares only)."""
         out = None
         for start, mask, table in self._steps:
-            idx = b if start is None else b >> start
-            if mask is not None:
-                idx = idx & mask
             # "clip" in every table look-up: the indices are in range by construction, and
-            # numpy then skips its bounds check (a third faster). Small values: an intp
-            # view has the same bits.
-            part = table.take(idx.view(np.intp), mode="clip")
+            # numpy then skips its bounds check (a third faster).
+            part = table.take(_chunk_bits(b, start, mask), mode="clip")
             if out is None:
                 out = part
             else:
@@ -199,7 +205,8 @@ class PermuterStack:
         self.parts = [Permuter(p, width) for p in perms]
         size = 1 << width
         chunks = self.parts[0].chunks
-        self.starts = [(start, mask) for start, mask, _ in chunks]
+        # The same chunks for every permutation (a permutation's own tables differ).
+        self.starts = [(start, mask) for start, mask, _ in self.parts[0]._steps]
         self.stride = len(chunks) * size  # one permutation's tables
         tables = np.zeros((len(perms), len(chunks), size), dtype=np.uint64)
         for i, part in enumerate(self.parts):
@@ -212,8 +219,8 @@ class PermuterStack:
         base = which.astype(np.intp) * self.stride
         out = None
         for c, (start, mask) in enumerate(self.starts):
-            idx = ((b >> start) & mask).view(np.intp)
-            idx += base + c * self.size
+            idx = base + c * self.size
+            idx += _chunk_bits(b, start, mask)
             part = self.tables.take(idx, mode="clip")
             out = part if out is None else out | part
         assert out is not None
