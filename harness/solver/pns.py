@@ -3,8 +3,9 @@
 A best-first AND-OR search (Allis's proof-number search) on a tree of canonical positions
 (:class:`~harness.solver.proof.Canon`'s choice, so results plug into the certificate
 builder), bounded by ``max_plies``: a node carries the plies left, and a node with none
-left is disproven *for that bound* only. Each iteration selects up to 16,384 leaves (fewer
-under a small tree bound) near the most-proving node
+left is disproven *for that bound* only. Each iteration requests from 1,024 to 16,384
+leaves (fewer under a small tree bound or what is left of a node budget), as many as it
+has expanded within the bound, and selects them near the most-proving node
 (:meth:`~harness.solver.pntree.Tree.select`) and expands them in one call of the batch
 engine (:mod:`harness.solver.batch`): children, their canonical images, the
 immediate wins (an attacker action that wins at once proves its node without looking
