@@ -911,7 +911,7 @@ def expand_range(eng: BatchEngine, keys: np.ndarray, bits: np.ndarray, first: np
     if not flags:
         e = np.zeros(0, dtype=np.uint8)
         return e, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64), e
-    uk, ub = _reduce(np.concatenate(cks), np.concatenate(cbs))
+    uk, ub = _reduce(cks, cbs)
     return np.concatenate(flags), np.concatenate(counts), uk, ub
 
 
@@ -1112,7 +1112,7 @@ def enumerate_classes(
     def merge_pending() -> None:
         nonlocal pend_k, pend_b, pending
         if pend_k:
-            nk, nb = _reduce(np.concatenate(pend_k), np.concatenate(pend_b))
+            nk, nb = _reduce(pend_k, pend_b)
             pend_k, pend_b, pending = [], [], 0
             store.merge(nk, {"meta": nb | (nb << np.uint8(NEW_SHIFT))})
             del nk, nb
@@ -1258,25 +1258,43 @@ def _group(keys: np.ndarray, bits: np.ndarray | None = None):
     return k[starts], np.bitwise_or.reduceat(bits[order], starts).astype(np.uint8), inv
 
 
-def _reduce(keys: np.ndarray, bits: np.ndarray):
-    """Distinct keys, each with the OR of its bits."""
-    if len(keys) == 0:
-        return keys, bits
-    if int(keys.max()) < 1 << 62:
-        # One sort of keys with their two bits below them, in place: one 8-byte array of
-        # the pending keys at a time (a level's pending keys are the enumeration's peak).
-        v = keys << np.uint64(2)
-        v |= bits.astype(np.uint64)
-        v.sort()
-        b = (v & np.uint64(3)).astype(np.uint8)
-        v >>= np.uint64(2)
-        first = np.ones(len(v), dtype=bool)
-        np.not_equal(v[1:], v[:-1], out=first[1:])
-        starts = np.flatnonzero(first)
-        del first
-        return v[starts], np.bitwise_or.reduceat(b, starts).astype(np.uint8)
-    uk, ub, _ = _group(keys, bits)
-    return uk, ub
+def _reduce(key_parts: list, bit_parts: list):
+    """Distinct keys, each with the OR of its (two) bits, of the parts in two lists, which
+    are emptied as they are read: a part is freed once copied, so the pending keys (the
+    enumeration's peak) are held about once, not as parts, a whole and a sorted copy.
+
+    >>> _reduce([np.array([7, 2], dtype=np.uint64), np.array([7], dtype=np.uint64)],
+    ...         [np.array([1, 1], dtype=np.uint8), np.array([2], dtype=np.uint8)])
+    (array([2, 7], dtype=uint64), array([1, 3], dtype=uint8))
+    """
+    n = sum(len(p) for p in key_parts)
+    keys = np.empty(n, dtype=np.uint64)
+    bits = np.empty(n, dtype=np.uint8)
+    at = 0
+    key_parts.reverse()
+    bit_parts.reverse()
+    while key_parts:
+        k, b = key_parts.pop(), bit_parts.pop()
+        keys[at : at + len(k)] = k
+        bits[at : at + len(k)] = b
+        at += len(k)
+        del k, b
+    if n == 0 or int(keys.max()) >= 1 << 62:
+        uk, ub, _ = _group(keys, bits)
+        return uk, ub
+    # One sort of the keys with their two bits below them, in place.
+    keys <<= np.uint64(2)
+    keys |= bits
+    del bits
+    keys.sort()
+    low = keys.astype(np.uint8)  # the low byte
+    low &= np.uint8(3)
+    keys >>= np.uint64(2)
+    first = np.ones(n, dtype=bool)
+    np.not_equal(keys[1:], keys[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    del first
+    return keys[starts], np.bitwise_or.reduceat(low, starts)
 
 
 def retrograde(
@@ -1340,6 +1358,7 @@ def retrograde(
             todo = 0  # the sweep has read every decided class: no un-play this ply
         start = 0
         if todo and filtered and (maybe_open is None or open_left < made_for * FILTER_KEEP):
+            maybe_open = None  # the old table goes before the new one is made
             maybe_open = KeyFilter.of_store(store, values, (OPEN, AVOID), open_left)
             made_for = open_left
         while todo and (taken := _take_rows(store, start, runner.piece)) is not None:
