@@ -21,8 +21,9 @@ class against 235; bench runs of stops 27, 28 and 32):
   kept only if it gives exactly that position. The proposals are a superset of the true
   parents by construction; the forward check makes the kept set exact.
 * **Values** take 2 bits per class (undecided, win, loss, undecided but never lost: a
-  drawing action exists) and one ``uint16`` per class holds the count of successors not yet
-  known to win for the opponent while the class is open, and its plies once decided.
+  drawing action exists) and one byte per class holds the count of successors not yet
+  known to win for the opponent while the class is open, and its plies once decided (the
+  column is widened to ``uint16`` if a count or a ply outgrows a byte).
 * **Out of core.** With ``workdir`` every per-class column is a :class:`numpy.memmap` file
   there (preallocated, so a full disk is an error at allocation, never a crash on a page
   write); the enumeration is checkpointed (``enumerated.json``, written atomically after the
@@ -182,6 +183,10 @@ FILTER_KEEP = 0.9
 # of 2 boards take 128 bytes a class, a solve's peak on 5x5 c4 torus with chunks of 2**15.
 COUNT_CHUNK = 1 << 13
 CHECKPOINT_SECONDS = 600.0  # out of core, the retrograde pass is saved at a ply end this often
+# The counter column starts a byte wide and is widened when a counter or a ply outgrows it
+# (past BYTE_TOP while a byte; tests lower it to widen on small rulesets).
+WIDER = {"uint8": "uint16", "uint16": "uint32"}
+BYTE_TOP = 255
 RETRO_COLUMNS = ("meta", "count", "values")  # what the retrograde pass rewrites
 MARKERS = ("run.json", "enumerated.json", "retrograde.json", "complete.json")
 
@@ -238,9 +243,37 @@ class Column:
                 self.array.resize(capacity, refcheck=False)
             self.capacity = capacity
 
+    def widen(self) -> None:
+        """Hold the next wider unsigned type (``uint8`` to ``uint16`` to ``uint32``), every
+        item kept. In a folder the file is rewritten under another name and renamed over
+        the old one; a resume never reads it (it restores the column from the copy its
+        marker names, with that copy's type)."""
+        wider = WIDER.get(self.dtype.name)
+        if wider is None:
+            raise LeanError(f"column {self.name}: a value does not fit {self.dtype.name}")
+        dtype = np.dtype(wider)
+        if self.folder is None:
+            with own_mappings():  # so that it still grows in place
+                self.array = self.array.astype(dtype)
+        else:
+            tmp = self.folder / f"{self.name}.wide.bin"
+            tmp.unlink(missing_ok=True)
+            new = _map(tmp, dtype, self.capacity, 0)
+            for lo in range(0, self.capacity, SCAN):
+                new[lo : lo + SCAN] = self.array[lo : lo + SCAN]
+            new.flush()
+            os.replace(tmp, self.path)
+            self.array = new
+        self.dtype = dtype
+
     def flush(self) -> None:
         if isinstance(self.array, np.memmap):
             self.array.flush()
+
+
+def _top(col: Column) -> int:
+    """The largest value the column holds before it is widened."""
+    return BYTE_TOP if col.dtype == np.uint8 else int(np.iinfo(col.dtype).max)
 
 
 def _map(path: Path, dtype: np.dtype, capacity: int, old: int) -> np.memmap:
@@ -1104,7 +1137,6 @@ def enumerate_classes(
     me, them, mb, tb = States.from_positions([root]).mover_view()
     rk = eng.class_keys(me, them, mb, tb)
     store.merge(rk, {"meta": np.array([SIDE_X | SIDE_X << NEW_SHIFT], dtype=np.uint8)})
-    count_max = np.iinfo(store.col("count").dtype).max
     pend_k: list[np.ndarray] = []
     pend_b: list[np.ndarray] = []
     pending = 0
@@ -1137,8 +1169,9 @@ def enumerate_classes(
                 if len(f):
                     idx = rows[lo:hi][f]
                     m[idx] |= flag[f]
-                    if int(count[f].max()) > count_max:
-                        raise LeanError(f"{rs.id}: more successors than the counter holds")
+                    top = int(count[f].max())
+                    while top > _top(store.columns["count"]):
+                        store.columns["count"].widen()
                     store.col("count")[idx] = count[f]
                 # Known successors reached with a new colouring: record it, and put it in
                 # the frontier: this level's, if the class is still to be taken at this
@@ -1350,6 +1383,9 @@ def retrograde(
     keys = store.sorted_keys()
     maybe_open, made_for = None, 0
     while todo := _start_level(store):
+        if k + 1 > _top(store.columns["count"]):  # this ply's decisions are at k + 1
+            store.columns["count"].widen()
+            count = store.col("count")
         decided_now = 0
         filtered = open_left <= FILTER_OPEN * n
         if todo * (UNPLAY_COST_FILTERED if filtered else UNPLAY_COST) > open_left:
@@ -1524,6 +1560,18 @@ def _sweep(eng: BatchEngine, store: KeyStore, values: np.ndarray, k: int, runner
     return decided
 
 
+def _count_dtype(folder: Path, mark: dict) -> np.dtype:
+    """The counter column's type in a checkpoint's marker (``uint16`` in folders written
+    before the column started a byte wide)."""
+    name = mark.get("count", "uint16")
+    if name not in ("uint8", "uint16", "uint32"):
+        raise LeanError(
+            f"work folder {str(folder)!r}: the checkpoint names a counter type {name!r}; "
+            "pass --fresh"
+        )
+    return np.dtype(name)
+
+
 class _PlyCheckpoint:
     """Saves the retrograde pass of an out-of-core solve at ply ends, at most every
     :data:`CHECKPOINT_SECONDS`, so a killed run goes on from its last save.
@@ -1539,12 +1587,21 @@ class _PlyCheckpoint:
         self.last = time.monotonic()
 
     @staticmethod
-    def found(folder: Path, classes: int) -> int | None:
-        """The ply of a usable save in ``folder`` (None when there is none)."""
+    def mark(folder: Path) -> dict:
+        """The marker of the last save ({} when there is none or it is unreadable)."""
         try:
             mark = json.loads((folder / "retrograde.json").read_text())
+        except (OSError, ValueError):
+            return {}
+        return mark if isinstance(mark, dict) else {}
+
+    @staticmethod
+    def found(folder: Path, classes: int) -> int | None:
+        """The ply of a usable save in ``folder`` (None when there is none)."""
+        mark = _PlyCheckpoint.mark(folder)
+        try:
             ply = int(mark["ply"])
-        except (OSError, ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError):
             return None
         if int(mark.get("classes", -1)) != classes:
             return None
@@ -1565,7 +1622,9 @@ class _PlyCheckpoint:
             os.replace(tmp, self.folder / f"{name}.ply{ply}")
         write_atomic(
             self.folder / "retrograde.json",
-            json.dumps({"ply": ply, "classes": self.classes}).encode(),
+            json.dumps(
+                {"ply": ply, "classes": self.classes, "count": self.columns["count"].dtype.name}
+            ).encode(),
         )
         for old in self.folder.glob("*.ply*"):
             if not old.name.endswith(f".ply{ply}"):
@@ -1631,8 +1690,9 @@ def solve(
     bar = _progress(progress, "enumerate", " classes")
     tick = _Ticker(quiet=bar is not None or progress is False)
     timings: dict[str, float] = {}
-    # The counter slot holds the plies once a class is decided: 16 bits for both.
-    columns = {"meta": np.uint8, "count": np.uint16}
+    # The counter slot holds the plies once a class is decided: a byte for both until one
+    # outgrows it (Column.widen).
+    columns = {"meta": np.uint8, "count": np.uint8}
     resume_at = None
     if checkpoint:
         n = int(checkpoint["classes"])
@@ -1640,6 +1700,9 @@ def solve(
         # the copies of its last save, else those taken when the enumeration finished
         # (before mapping them).
         resume_at = _PlyCheckpoint.found(folder, n)
+        columns["count"] = _count_dtype(
+            folder, checkpoint if resume_at is None else _PlyCheckpoint.mark(folder)
+        )
         for name in RETRO_COLUMNS:
             src = folder / (f"{name}.enum" if resume_at is None else f"{name}.ply{resume_at}")
             if name == "values" and resume_at is None:
@@ -1669,7 +1732,13 @@ def solve(
                 shutil.copyfile(folder / f"{name}.bin", folder / f"{name}.enum")
             write_atomic(
                 folder / "enumerated.json",
-                json.dumps({"classes": store.count, "expansions": expansions}).encode(),
+                json.dumps(
+                    {
+                        "classes": store.count,
+                        "expansions": expansions,
+                        "count": store.columns["count"].dtype.name,
+                    }
+                ).encode(),
             )
     n = store.count
     t = time.perf_counter()

@@ -314,7 +314,8 @@ class Solution:
         value[rel == UNKNOWN] = DRAW
         value[rel == WIN] = np.where(mover_is_o[rel == WIN], 2, 1)
         value[rel == LOSS] = np.where(mover_is_o[rel == LOSS], 1, 2)
-        plies = np.where(found, self.ply_table[np.maximum(idx, 0)], 0)
+        # As int64: the table may be a byte a class (the lean solver's), and callers add.
+        plies = np.where(found, self.ply_table[np.maximum(idx, 0)].astype(np.int64), 0)
         return value, plies
 
     def value_of(self, pos: Position) -> tuple[str | None, int | None]:

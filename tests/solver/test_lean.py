@@ -6,6 +6,7 @@ import errno
 import json
 import os
 import random
+import sys
 import threading
 import time
 
@@ -273,7 +274,7 @@ def test_killed_after_enumeration_resumes(tmp_path):
     first = lean.solve(rs, workdir=work, progress=False)
     want = (first.value, first.plies, first.positions)
     # A run killed during the retrograde pass: counters half rewritten, no completion.
-    np.memmap(work / "count.bin", dtype=np.uint16, mode="r+")[:] = 7
+    np.memmap(work / "count.bin", dtype=np.uint8, mode="r+")[:] = 7
     (work / "complete.json").unlink()
     again = lean.solve(rs, workdir=work, progress=False)
     assert again.timings["enumerate"] == 0.0  # resumed from the checkpoint
@@ -307,6 +308,67 @@ def test_killed_during_the_retrograde_pass_resumes_from_its_last_ply(tmp_path, m
     # Done: the saves are gone, and a later run starts the pass from the enumeration.
     assert not list(work.glob("*.ply*")) and not (work / "retrograde.json").exists()
     assert lean.solve(rs, workdir=work, progress=False).resumed_at_ply == 0
+
+
+def _noting_widen(monkeypatch) -> list[str]:
+    """Make ``Column.widen`` note the function that called it."""
+    callers: list[str] = []
+    real = lean.Column.widen
+
+    def noted(self):
+        callers.append(sys._getframe(1).f_code.co_name)
+        real(self)
+
+    monkeypatch.setattr(lean.Column, "widen", noted)
+    return callers
+
+
+# 3x3 c3 torus: counters up to 7, plies up to 11.
+@pytest.mark.parametrize("top, where", [(4, "enumerate_classes"), (8, "retrograde")])
+@pytest.mark.parametrize("folder", [False, True])
+def test_a_counter_or_ply_past_a_byte_widens_the_column(top, where, folder, tmp_path, monkeypatch):
+    rs = Ruleset.from_id(RULESETS[0])
+    monkeypatch.setattr(lean, "BYTE_TOP", top)
+    callers = _noting_widen(monkeypatch)
+    sol = lean.solve(rs, workdir=tmp_path / "work" if folder else None, progress=False)
+    assert callers == [where]
+    assert sol.ply_table.dtype == np.uint16
+    assert_same(retrograde.solve(rs), sol)
+    if folder:
+        enumerated = json.loads((tmp_path / "work" / "enumerated.json").read_text())
+        assert enumerated["count"] == ("uint16" if where == "enumerate_classes" else "uint8")
+
+
+def test_a_save_after_widening_resumes_with_the_wider_counter(tmp_path, monkeypatch):
+    rs = Ruleset.from_id(RULESETS[0])
+    work = tmp_path / "work"
+    monkeypatch.setattr(lean, "BYTE_TOP", 8)  # widened before ply 8's decisions
+    monkeypatch.setattr(lean, "CHECKPOINT_SECONDS", 0.0)
+    real_save = lean._PlyCheckpoint.__call__
+
+    def save_then_die(self, ply):
+        real_save(self, ply)
+        if ply == 10:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(lean._PlyCheckpoint, "__call__", save_then_die)
+    with pytest.raises(KeyboardInterrupt):
+        lean.solve(rs, workdir=work, progress=False)
+    assert json.loads((work / "retrograde.json").read_text())["count"] == "uint16"
+    monkeypatch.setattr(lean._PlyCheckpoint, "__call__", real_save)
+    again = lean.solve(rs, workdir=work, progress=False)
+    assert again.resumed_at_ply == 10
+    assert_same(retrograde.solve(rs), again)
+
+
+def test_a_checkpoint_naming_an_unknown_counter_type_is_refused(tmp_path):
+    rs = Ruleset.from_id(RULESETS[0])
+    work = tmp_path / "work"
+    lean.solve(rs, workdir=work, progress=False)
+    mark = json.loads((work / "enumerated.json").read_text())
+    (work / "enumerated.json").write_text(json.dumps({**mark, "count": "float64"}))
+    with pytest.raises(lean.LeanError, match="counter type 'float64'; pass --fresh"):
+        lean.solve(rs, workdir=work, progress=False)
 
 
 def test_a_broken_save_is_not_resumed(tmp_path, monkeypatch):
