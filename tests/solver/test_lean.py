@@ -282,26 +282,37 @@ def test_killed_after_enumeration_resumes(tmp_path):
     assert_same(retrograde.solve(rs), again)
 
 
-def test_killed_during_the_retrograde_pass_resumes_from_its_last_ply(tmp_path, monkeypatch):
-    rs = Ruleset.from_id(RULESETS[1])
-    work = tmp_path / "work"
-    monkeypatch.setattr(lean, "CHECKPOINT_SECONDS", 0.0)  # a save at every ply end
+def _killed_after_the_save_of_ply(rs, work, ply, monkeypatch, then=None) -> None:
+    """Run a solve in ``work`` that saves at every ply end and is killed (after ``then``)
+    once ply ``ply`` is saved; the saves work normally afterwards."""
+    monkeypatch.setattr(lean, "CHECKPOINT_SECONDS", 0.0)
     real_save = lean._PlyCheckpoint.__call__
 
-    def save_then_die(self, ply):
-        real_save(self, ply)
-        if ply == 4:
-            # Killed after the save, with ply 5 half done: values and counters moved on.
-            for name in ("count", "values"):
-                np.memmap(work / f"{name}.bin", mode="r+")[:16] = 3
+    def save_then_die(self, k):
+        real_save(self, k)
+        if k == ply:
+            if then is not None:
+                then()
             raise KeyboardInterrupt
 
     monkeypatch.setattr(lean._PlyCheckpoint, "__call__", save_then_die)
     with pytest.raises(KeyboardInterrupt):
         lean.solve(rs, workdir=work, progress=False)
+    monkeypatch.setattr(lean._PlyCheckpoint, "__call__", real_save)
+
+
+def test_killed_during_the_retrograde_pass_resumes_from_its_last_ply(tmp_path, monkeypatch):
+    rs = Ruleset.from_id(RULESETS[1])
+    work = tmp_path / "work"
+
+    def half_of_ply_5():
+        # Killed after the save, with ply 5 half done: values and counters moved on.
+        for name in ("count", "values"):
+            np.memmap(work / f"{name}.bin", mode="r+")[:16] = 3
+
+    _killed_after_the_save_of_ply(rs, work, 4, monkeypatch, then=half_of_ply_5)
     assert json.loads((work / "retrograde.json").read_text())["ply"] == 4
     assert sorted(p.name for p in work.glob("*.ply*")) == ["count.ply4", "meta.ply4", "values.ply4"]
-    monkeypatch.setattr(lean._PlyCheckpoint, "__call__", real_save)
     again = lean.solve(rs, workdir=work, progress=False)
     assert again.resumed_at_ply == 4
     assert_same(retrograde.solve(rs), again)
@@ -343,19 +354,8 @@ def test_a_save_after_widening_resumes_with_the_wider_counter(tmp_path, monkeypa
     rs = Ruleset.from_id(RULESETS[0])
     work = tmp_path / "work"
     monkeypatch.setattr(lean, "BYTE_TOP", 8)  # widened before ply 8's decisions
-    monkeypatch.setattr(lean, "CHECKPOINT_SECONDS", 0.0)
-    real_save = lean._PlyCheckpoint.__call__
-
-    def save_then_die(self, ply):
-        real_save(self, ply)
-        if ply == 10:
-            raise KeyboardInterrupt
-
-    monkeypatch.setattr(lean._PlyCheckpoint, "__call__", save_then_die)
-    with pytest.raises(KeyboardInterrupt):
-        lean.solve(rs, workdir=work, progress=False)
+    _killed_after_the_save_of_ply(rs, work, 10, monkeypatch)
     assert json.loads((work / "retrograde.json").read_text())["count"] == "uint16"
-    monkeypatch.setattr(lean._PlyCheckpoint, "__call__", real_save)
     again = lean.solve(rs, workdir=work, progress=False)
     assert again.resumed_at_ply == 10
     assert_same(retrograde.solve(rs), again)
