@@ -1564,7 +1564,7 @@ def _count_dtype(folder: Path, mark: dict) -> np.dtype:
     """The counter column's type in a checkpoint's marker (``uint16`` in folders written
     before the column started a byte wide)."""
     name = mark.get("count", "uint16")
-    if name not in ("uint8", "uint16", "uint32"):
+    if name not in ("uint8", *WIDER.values()):  # the types Column.widen goes through
         raise LeanError(
             f"work folder {str(folder)!r}: the checkpoint names a counter type {name!r}; "
             "pass --fresh"
