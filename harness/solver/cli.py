@@ -43,6 +43,7 @@ from pathlib import Path
 
 from harness.cli import EXIT_BUDGET, HarnessError, positive
 from harness.cluster import Session, add_cluster_arguments, cluster_spec
+from harness.rules.position import PLAYERS
 from harness.rules.ruleset import Ruleset
 from harness.rules.symmetry import symmetries
 from harness.solver.split_search import TASK_NODES
@@ -146,6 +147,12 @@ def register(subparsers) -> None:
         "--max-plies", type=positive(int), default=99, help="deepest win looked for (proof)"
     )
     p.add_argument(
+        "--attacker",
+        choices=PLAYERS,
+        help="proof, pns: look for a win of this player only (default: x, then o), e.g. to "
+        "give each player its own process and budget",
+    )
+    p.add_argument(
         "--task-nodes",
         type=positive(int),
         default=TASK_NODES,
@@ -190,6 +197,11 @@ def run(args) -> int:
         raise HarnessError(
             f"--threads {args.threads} runs the lean solver's batches in this process: it "
             "needs --method lean and no cluster option (use --workers there)"
+        )
+    if args.attacker is not None and args.method not in ("proof", "pns"):
+        raise HarnessError(
+            f"--attacker {args.attacker} chooses whose win a proof search looks for: it needs "
+            f"--method proof or pns, not {args.method}"
         )
     if args.method in ("proof", "pns"):
         if args.out is not None:
@@ -348,7 +360,7 @@ def _prove(rs: Ruleset, args) -> dict:
         rs, max_nodes=args.max_nodes, max_seconds=args.time_limit, progress=stderr_progress()
     )
     try:
-        result = search.prove(max_plies=args.max_plies)
+        result = search.prove(max_plies=args.max_plies, attackers=_attackers(args))
     except BudgetExhausted as exc:
         # Say how far the search got: the deepest bound fully searched for each player.
         reached = ", ".join(
@@ -361,10 +373,7 @@ def _prove(rs: Ruleset, args) -> dict:
             f"({reached or 'no depth completed'}): {exc}"
         ) from None
     if result.winner is None:
-        raise BudgetError(
-            f"{rs.id}: no forced win within {args.max_plies} plies (budget --max-plies); "
-            "the value is not known"
-        )
+        raise BudgetError(_no_win(rs, args))
     return {
         "ruleset": rs.id,
         "value": result.winner,
@@ -387,6 +396,7 @@ def _prove_split(rs: Ruleset, args, spec) -> dict:
                 rs,
                 args.max_plies,
                 session,
+                attackers=_attackers(args),
                 task_nodes=args.task_nodes,
                 max_seconds=args.time_limit,
                 max_nodes=args.max_nodes,
@@ -397,10 +407,7 @@ def _prove_split(rs: Ruleset, args, spec) -> dict:
     except RuntimeError as exc:  # a task that raised, or was lost too often
         raise HarnessError(f"{rs.id}: {exc}") from None
     if found.winner is None:
-        raise BudgetError(
-            f"{rs.id}: no forced win within {args.max_plies} plies (budget --max-plies); "
-            "the value is not known"
-        )
+        raise BudgetError(_no_win(rs, args))
     return {
         "ruleset": rs.id,
         "value": found.winner,
@@ -415,6 +422,19 @@ def _prove_split(rs: Ruleset, args, spec) -> dict:
     }
 
 
+def _attackers(args) -> tuple[int, ...]:
+    """Whose wins a proof search looks for: ``--attacker``'s, else both (x first)."""
+    return (0, 1) if args.attacker is None else (PLAYERS.index(args.attacker),)
+
+
+def _no_win(rs: Ruleset, args) -> str:
+    who = "forced win" if args.attacker is None else f"forced win for {args.attacker}"
+    return (
+        f"{rs.id}: no {who} within {args.max_plies} plies (budget --max-plies); "
+        "the value is not known"
+    )
+
+
 def _pns(rs: Ruleset, args) -> dict:
     from harness.solver.pns import prove_either
     from harness.solver.proof import BudgetExhausted, stderr_progress
@@ -425,6 +445,7 @@ def _pns(rs: Ruleset, args) -> dict:
         result, search = prove_either(
             rs,
             args.max_plies,
+            attackers=_attackers(args),
             max_nodes=args.max_nodes,
             max_seconds=args.time_limit,
             max_memory=memory,
@@ -433,10 +454,7 @@ def _pns(rs: Ruleset, args) -> dict:
     except BudgetExhausted as exc:
         raise BudgetError(f"{rs.id}: proof-number search budget exhausted: {exc}") from None
     if result.winner is None:
-        raise BudgetError(
-            f"{rs.id}: no forced win within {args.max_plies} plies (budget --max-plies); "
-            "the value is not known"
-        )
+        raise BudgetError(_no_win(rs, args))
     return {
         "ruleset": rs.id,
         "value": result.winner,

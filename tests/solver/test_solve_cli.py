@@ -201,3 +201,20 @@ def test_auto_picks_lean_between_the_limits():
     c5 = Ruleset.from_id("pop1-5x5-c5-reincarnation-continue-binempty-king-nozero-nojump")
     assert pick_method(c5) == "lean"
     assert pick_method(Ruleset.from_id(SMALL)) == "retrograde"
+
+
+@pytest.mark.parametrize("method", ["proof", "pns"])
+def test_attacker_limits_the_search_to_one_player(method, capsys):
+    # x wins 4x4 c8 torus in 7: found when x is searched, never when only o is.
+    rid = "pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump"
+    args = ["solve", rid, "--json", "--method", method, "--max-plies", "9"]
+    assert main([*args, "--attacker", "x"]) == 0
+    assert json.loads(capsys.readouterr().out)["value"] == "x"
+    assert main([*args, "--attacker", "o"]) == 3
+    assert "no forced win for o within 9 plies" in capsys.readouterr().err
+
+
+def test_attacker_needs_a_proof_search(capsys):
+    assert main(["solve", SMALL, "--method", "lean", "--attacker", "x"]) == 2
+    err = capsys.readouterr().err
+    assert "--attacker" in err and "--method proof or pns" in err and len(err.splitlines()) == 1
