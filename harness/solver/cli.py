@@ -147,10 +147,10 @@ def register(subparsers) -> None:
         "--max-plies", type=positive(int), default=99, help="deepest win looked for (proof)"
     )
     p.add_argument(
-        "--attacker",
+        "--winner",
         choices=PLAYERS,
         help="proof, pns: look for a win of this player only (default: x, then o), e.g. to "
-        "give each player its own process and budget",
+        "give each player its own process and budget (as certify --winner)",
     )
     p.add_argument(
         "--task-nodes",
@@ -198,9 +198,9 @@ def run(args) -> int:
             f"--threads {args.threads} runs the lean solver's batches in this process: it "
             "needs --method lean and no cluster option (use --workers there)"
         )
-    if args.attacker is not None and args.method not in ("proof", "pns"):
+    if args.winner is not None and args.method not in ("proof", "pns"):
         raise HarnessError(
-            f"--attacker {args.attacker} chooses whose win a proof search looks for: it needs "
+            f"--winner {args.winner} chooses whose win a proof search looks for: it needs "
             f"--method proof or pns, not {args.method}"
         )
     if args.method in ("proof", "pns"):
@@ -423,12 +423,12 @@ def _prove_split(rs: Ruleset, args, spec) -> dict:
 
 
 def _attackers(args) -> tuple[int, ...]:
-    """Whose wins a proof search looks for: ``--attacker``'s, else both (x first)."""
-    return (0, 1) if args.attacker is None else (PLAYERS.index(args.attacker),)
+    """Whose wins a proof search looks for: ``--winner``'s, else both (x first)."""
+    return (0, 1) if args.winner is None else (PLAYERS.index(args.winner),)
 
 
 def _no_win(rs: Ruleset, args) -> str:
-    who = "forced win" if args.attacker is None else f"forced win for {args.attacker}"
+    who = "forced win" if args.winner is None else f"forced win for {args.winner}"
     return (
         f"{rs.id}: no {who} within {args.max_plies} plies (budget --max-plies); "
         "the value is not known"

@@ -204,17 +204,17 @@ def test_auto_picks_lean_between_the_limits():
 
 
 @pytest.mark.parametrize("method", ["proof", "pns"])
-def test_attacker_limits_the_search_to_one_player(method, capsys):
+def test_winner_limits_the_search_to_one_player(method, capsys):
     # x wins 4x4 c8 torus in 7: found when x is searched, never when only o is.
     rid = "pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump"
     args = ["solve", rid, "--json", "--method", method, "--max-plies", "9"]
-    assert main([*args, "--attacker", "x"]) == 0
+    assert main([*args, "--winner", "x"]) == 0
     assert json.loads(capsys.readouterr().out)["value"] == "x"
-    assert main([*args, "--attacker", "o"]) == 3
+    assert main([*args, "--winner", "o"]) == 3
     assert "no forced win for o within 9 plies" in capsys.readouterr().err
 
 
-def test_attacker_needs_a_proof_search(capsys):
-    assert main(["solve", SMALL, "--method", "lean", "--attacker", "x"]) == 2
+def test_winner_needs_a_proof_search(capsys):
+    assert main(["solve", SMALL, "--method", "lean", "--winner", "x"]) == 2
     err = capsys.readouterr().err
-    assert "--attacker" in err and "--method proof or pns" in err and len(err.splitlines()) == 1
+    assert "--winner" in err and "--method proof or pns" in err and len(err.splitlines()) == 1
