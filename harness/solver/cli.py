@@ -183,7 +183,8 @@ def run(args) -> int:
     rs = Ruleset.from_id(args.ruleset)  # RulesetError (a ValueError) names the field
     _check_out(args.out)
     spec = cluster_spec(args)
-    if args.method == "auto":
+    picked = args.method == "auto"
+    if picked:
         args.method = pick_method(rs, table=args.out is not None or args.workdir is not None)
         if (spec.requested or args.threads > 1) and args.method == "retrograde":
             # The lean solver is the strong solver that runs on a cluster or on threads.
@@ -201,7 +202,7 @@ def run(args) -> int:
     if args.winner is not None and args.method not in ("proof", "pns"):
         raise HarnessError(
             f"--winner {args.winner} chooses whose win a proof search looks for: it needs "
-            f"--method proof or pns, not {args.method}"
+            f"--method proof or pns, not {args.method}" + (" (auto's pick)" if picked else "")
         )
     if args.method in ("proof", "pns"):
         if args.out is not None:

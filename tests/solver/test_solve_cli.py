@@ -218,3 +218,5 @@ def test_winner_needs_a_proof_search(capsys):
     assert main(["solve", SMALL, "--method", "lean", "--winner", "x"]) == 2
     err = capsys.readouterr().err
     assert "--winner" in err and "--method proof or pns" in err and len(err.splitlines()) == 1
+    assert main(["solve", SMALL, "--winner", "x"]) == 2  # auto picks a strong solve here
+    assert "not retrograde (auto's pick)" in capsys.readouterr().err
