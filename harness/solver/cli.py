@@ -147,6 +147,13 @@ def register(subparsers) -> None:
         "--max-plies", type=positive(int), default=99, help="deepest win looked for (proof)"
     )
     p.add_argument(
+        "--no-deepening",
+        action="store_true",
+        help="pns: search the --max-plies bound alone instead of every bound up to it: a "
+        "win within it, not the shortest, often found with fewer nodes when its depth is "
+        "known",
+    )
+    p.add_argument(
         "--winner",
         choices=PLAYERS,
         help="proof, pns: look for a win of this player only (default: x, then o), e.g. to "
@@ -203,6 +210,11 @@ def run(args) -> int:
         raise HarnessError(
             f"--winner {args.winner} chooses whose win a proof search looks for: it needs "
             f"--method proof or pns, not {args.method}" + (" (auto's pick)" if picked else "")
+        )
+    if args.no_deepening and args.method != "pns":
+        raise HarnessError(
+            f"--no-deepening searches one bound with the proof-number search: it needs "
+            f"--method pns, not {args.method}" + (" (auto's pick)" if picked else "")
         )
     if args.method in ("proof", "pns"):
         if args.out is not None:
@@ -451,6 +463,7 @@ def _pns(rs: Ruleset, args) -> dict:
             max_seconds=args.time_limit,
             max_memory=memory,
             progress=say,
+            deepen=not args.no_deepening,
         )
     except BudgetExhausted as exc:
         raise BudgetError(f"{rs.id}: proof-number search budget exhausted: {exc}") from None

@@ -743,9 +743,11 @@ def prove_either(
     max_seconds: float | None = None,
     max_memory: int | None = None,
     progress: Callable[[str], None] | None = None,
+    deepen: bool = True,
 ) -> tuple[PNResult, PNSearch]:
     """Try each attacker in turn within ``max_plies``; the first proof wins. The budgets
-    are shared (what the first attacker spent is gone for the second)."""
+    are shared (what the first attacker spent is gone for the second). ``deepen`` as in
+    :meth:`PNSearch.prove`."""
     t0 = time.monotonic()
     nodes_left = max_nodes
     last = None
@@ -764,9 +766,10 @@ def prove_either(
             progress=progress,
         )
         try:
-            result = search.prove()
+            result = search.prove(deepen=deepen)
         except BudgetExhausted as exc:
-            reached = "; ".join(done + [f"{PLAYERS[a]}: no win within {search.searched} plies"])
+            got = f"no win within {search.searched} plies" if search.searched else "no bound done"
+            reached = "; ".join(done + [f"{PLAYERS[a]}: {got}"])
             raise BudgetExhausted(f"{exc} ({reached}; {search.nodes:,} nodes)") from None
         done.append(f"{PLAYERS[a]}: no win within {search.max_plies} plies")
         last = (result, search)

@@ -220,3 +220,20 @@ def test_winner_needs_a_proof_search(capsys):
     assert "--winner" in err and "--method proof or pns" in err and len(err.splitlines()) == 1
     assert main(["solve", SMALL, "--winner", "x"]) == 2  # auto picks a strong solve here
     assert "not retrograde (auto's pick)" in capsys.readouterr().err
+
+
+def test_no_deepening_searches_the_one_bound(capsys):
+    # Deepening finds x's 7-ply win on 4x4 c8 torus after disproving 1, 3 and 5 plies; the
+    # bound of 9 alone is searched with other nodes, and its win is within 9 plies.
+    rid = "pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump"
+    args = ["solve", rid, "--json", "--method", "pns", "--winner", "x", "--max-plies", "9"]
+    assert main(args) == 0
+    deepened = json.loads(capsys.readouterr().out)
+    assert main([*args, "--no-deepening"]) == 0
+    one = json.loads(capsys.readouterr().out)
+    assert one["value"] == "x" and one["plies"] <= 9 and one["nodes"] != deepened["nodes"]
+    big = "pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump"
+    assert main(["solve", big, "--method", "pns", "--no-deepening", "--max-nodes", "50"]) == 3
+    assert "no bound done" in capsys.readouterr().err
+    assert main(["solve", rid, "--method", "proof", "--no-deepening"]) == 2
+    assert "needs --method pns, not proof" in capsys.readouterr().err
