@@ -54,3 +54,14 @@ def test_the_command_line_gives_the_single_process_value(tmp_path) -> None:
     assert (report["value"], report["plies"]) == (plain.winner, plain.plies)
     assert report["tasks"] > 1 and "LocalCluster of 2" in report["split"]
     assert "Traceback" not in done.stderr
+
+
+def test_the_command_line_searches_only_the_winner_asked_for(tmp_path) -> None:
+    # x wins KLEIN in 5: a split search of o's wins alone finds none within 9 plies.
+    done = run_harness(
+        "solve", KLEIN, "--method", "proof", "--max-plies", "9", "--winner", "o",
+        "--workers", "2", "--task-nodes", "30", env=worker_env(),
+    )  # fmt: skip
+    assert done.returncode == 3, done.stderr
+    assert "no forced win for o within 9 plies" in done.stderr
+    assert "Traceback" not in done.stderr
