@@ -146,6 +146,7 @@ def grow_subtree(
     shared: str | None = None,
     deadline: tuple[float, float] | None = None,
     nodes: tuple[int, int] | None = None,
+    progress: Callable[[int], None] | None = None,
 ):
     """One task: the whole strategy subtree of ``state`` (an entry of ``rank``), grown by a
     fresh search loaded from ``table``. Returns pickled ``(nodes, [(state, rank, action,
@@ -154,7 +155,8 @@ def grow_subtree(
 
     The certify run's budgets, which a fresh search does not have: ``deadline``, (wall-clock
     time, the budget in seconds), and ``nodes``, (nodes left, the budget); past either the
-    task raises :class:`BudgetExhausted` as the run's own search would."""
+    task raises :class:`BudgetExhausted` as the run's own search would. ``progress`` (run
+    here only, never shipped to a worker) is told the subtree's entries every thousand."""
     search = fresh_search(ruleset, fetch(table))
     if deadline is not None:
         search.keep_to(*deadline)
@@ -162,6 +164,7 @@ def grow_subtree(
         search.keep_within(*nodes)
     start = search.nodes
     strategy = Strategy.empty(search, attacker, optimize=optimize, full_rank=full_rank)
+    strategy._progress = progress
     strategy.grow(state, rank)
     rows = [(s, r, act, strategy.successors[s]) for s, (r, act) in strategy.entries.items()]
     done = (search.nodes - start, rows)
@@ -208,10 +211,20 @@ def split_build(
     frontier: int = FRONTIER,
     progress: bool | None = None,
     on_submit: Callable[[list], None] | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> Strategy:
     """The strategy of ``attacker``, its frontier subtrees grown as tasks of ``session``
-    (a :class:`harness.cluster.Session`; None: one after another in this process)."""
+    (a :class:`harness.cluster.Session`; None: one after another in this process).
+
+    ``say`` is given a status line as the build goes (:func:`~harness.solver.proof.
+    stderr_progress`: a terminal's status line, or one line a minute in a log): a big
+    certificate's subtrees take more than an hour on 5x5 c8 ringout, which would otherwise
+    pass in silence outside a terminal."""
+    say = say or (lambda line: None)
+    say("building: the top of the strategy, down to its subtrees")
     plan = plan_split(search, attacker, optimize=optimize, full_rank=full_rank, frontier=frontier)
+    count = len(plan.frontier)
+    say(f"building: {count} subtrees of rank <= {plan.stop} to grow")
     table = snapshot(search)
     rs = search.rs.id
     shared = None
@@ -224,13 +237,18 @@ def split_build(
     if session is None:
         done = []
         used = 0  # nodes the tasks so far visited
-        for s, r in plan.frontier:
+        for i, (s, r) in enumerate(plan.frontier, 1):
             nodes = None if left is None else (left - used, search.max_nodes)
+
+            def within(n: int, i: int = i) -> None:
+                say(f"building: subtree {i} of {count}, {n:,} entries")
+
             blob = grow_subtree(
-                rs, table, attacker, s, r, optimize, full_rank, None, deadline, nodes
+                rs, table, attacker, s, r, optimize, full_rank, None, deadline, nodes, within
             )
             done.append(pickle.loads(fetch(blob)))
             used += done[-1][0]
+            say(f"building: {i} of {count} subtrees grown")
     else:
         from distributed import wait
 
@@ -262,9 +280,12 @@ def split_build(
         from distributed import as_completed
 
         with session.bar(len(futures), "certify", unit="subtree", progress=progress) as bar:
+            grown = 0
             for future in as_completed(futures):
                 if future.status == "finished":
                     bar.done(future.result().worker)
+                    grown += 1
+                    say(f"building: {grown} of {count} subtrees grown")
         wait(futures)
         failed = [i for i, f in enumerate(futures) if f.status != "finished"]
         if failed:
@@ -283,6 +304,7 @@ def split_build(
     # node that reaches it is visited.
     if left is not None and spent and spent >= left:
         raise BudgetExhausted(f"node budget of {search.max_nodes} spent")
+    say(f"building: merging {count} subtrees")
     strategy = merge(plan, [rows for _, rows in done])
     if optimize:
         strategy.refine()
@@ -313,6 +335,7 @@ def build_strategy(
             full_rank=full_rank,
             progress=progress,
             on_submit=on_submit,
+            say=say,
         )
     strategy = Strategy.build(
         search,

@@ -78,3 +78,27 @@ def test_the_node_budget_counts_every_task_in_one_process():
     roomy.keep_within(spent + 1, 10**6)
     assert split_build(roomy, 0).entries == unbounded.entries
     assert roomy.nodes == free.nodes
+
+
+def test_a_split_build_says_how_far_it_got():
+    # A big certificate's subtrees take long: the build reports them as it goes, with the
+    # same certificate as a silent one.
+    lines: list[str] = []
+    told = split_build(_searched(None), 0, say=lines.append)
+    assert told.entries == split_build(_searched(None), 0).entries
+    grown = [line for line in lines if line.endswith("subtrees grown")]
+    count = int(lines[1].split()[1])
+    assert count > 1 and lines[1].startswith("building: ") and "to grow" in lines[1]
+    assert grown == [f"building: {i} of {count} subtrees grown" for i in range(1, count + 1)]
+    assert lines[-1] == f"building: merging {count} subtrees"
+
+
+def test_a_subtree_grown_here_reports_its_entries():
+    search = _searched(None)
+    table, root = split.snapshot(search), search.root()
+    rank = search.proven_budget(root, 0)
+    seen: list[int] = []
+    _, rows = pickle.loads(
+        split.grow_subtree(RS.id, table, 0, root, rank, True, 5, None, None, None, seen.append)
+    )
+    assert seen == list(range(1000, len(rows) + 1, 1000)) and seen

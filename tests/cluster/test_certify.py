@@ -30,7 +30,7 @@ R6 = "pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump"
 PUBLISHED_5X5 = "c4ab55a91c633ea77aa98ba0d40fc22c6f1f3266d92c57c6efa4502ce8922953"
 
 
-def certify(ruleset: str, out: Path, session=None, on_submit=None, split_above=0) -> str:
+def certify(ruleset: str, out: Path, session=None, on_submit=None, split_above=0, say=None) -> str:
     """The hash of the certificate of ``ruleset`` as ``certify`` builds it (split, unless
     the search is below ``split_above`` nodes), written to ``out``."""
     rs = Ruleset.from_id(ruleset)
@@ -38,7 +38,13 @@ def certify(ruleset: str, out: Path, session=None, on_submit=None, split_above=0
     result = search.prove(max_plies=15)
     attacker = PLAYERS.index(result.winner)
     strategy = build_strategy(
-        search, attacker, session, split_above=split_above, progress=False, on_submit=on_submit
+        search,
+        attacker,
+        session,
+        split_above=split_above,
+        progress=False,
+        on_submit=on_submit,
+        say=say,
     )
     index = write_certificate(
         out, rs.id, result.winner, Position.initial(rs).text(rs), strategy.layout(20000)
@@ -56,7 +62,12 @@ def one_process_5x5(tmp_path_factory) -> str:
 def test_a_local_cluster_gives_the_one_process_certificate(
     one_process_5x5, local_session, tmp_path
 ) -> None:
-    assert certify(R5, tmp_path / "cert", local_session) == one_process_5x5
+    lines: list[str] = []
+    assert certify(R5, tmp_path / "cert", local_session, say=lines.append) == one_process_5x5
+    # Outside a terminal the tasks' bar is off: the status lines say how far the build got.
+    count = int(lines[1].split()[1])
+    grown = [line for line in lines if line.endswith("subtrees grown")]
+    assert grown == [f"building: {i} of {count} subtrees grown" for i in range(1, count + 1)]
 
 
 def test_a_hand_started_cluster_gives_the_one_process_certificate(
