@@ -64,20 +64,28 @@ class Strategy:
         progress: Callable[[int], None] | None = None,
     ) -> Strategy:
         """Walk the winning strategy of ``attacker`` from the initial position."""
-        self = cls.empty(search, attacker, optimize=optimize, full_rank=full_rank)
-        self._progress = progress
+        self = cls.empty(
+            search, attacker, optimize=optimize, full_rank=full_rank, progress=progress
+        )
         self.enter_root()
         return self
 
     @classmethod
     def empty(
-        cls, search: ProofSearch, attacker: int, *, optimize: bool = True, full_rank: int = 5
+        cls,
+        search: ProofSearch,
+        attacker: int,
+        *,
+        optimize: bool = True,
+        full_rank: int = 5,
+        progress: Callable[[int], None] | None = None,
     ) -> Strategy:
-        """A strategy with no entries yet, to be grown by :meth:`grow` (or ``build``)."""
+        """A strategy with no entries yet, to be grown by :meth:`grow` (or ``build``);
+        ``progress`` is told its entries every thousand."""
         self = cls(search, attacker)
         self._optimize = optimize
         self._full_rank = full_rank
-        self._progress = None
+        self._progress = progress
         self._sizes: dict[int, list[int]] = defaultdict(lambda: [0, 0])
         # state -> (least budget proven or None, budgets searched so far)
         self._mb: dict[State, tuple[int | None, int]] = {}

@@ -163,8 +163,9 @@ def grow_subtree(
     if nodes is not None:
         search.keep_within(*nodes)
     start = search.nodes
-    strategy = Strategy.empty(search, attacker, optimize=optimize, full_rank=full_rank)
-    strategy._progress = progress
+    strategy = Strategy.empty(
+        search, attacker, optimize=optimize, full_rank=full_rank, progress=progress
+    )
     strategy.grow(state, rank)
     rows = [(s, r, act, strategy.successors[s]) for s, (r, act) in strategy.entries.items()]
     done = (search.nodes - start, rows)
