@@ -54,19 +54,10 @@ class Strategy:
     # --- building -----------------------------------------------------------------------
 
     @classmethod
-    def build(
-        cls,
-        search: ProofSearch,
-        attacker: int,
-        *,
-        optimize: bool = True,
-        full_rank: int = 5,
-        progress: Callable[[int], None] | None = None,
-    ) -> Strategy:
-        """Walk the winning strategy of ``attacker`` from the initial position."""
-        self = cls.empty(
-            search, attacker, optimize=optimize, full_rank=full_rank, progress=progress
-        )
+    def build(cls, search: ProofSearch, attacker: int, **options) -> Strategy:
+        """Walk the winning strategy of ``attacker`` from the initial position (``options``
+        as :meth:`empty`'s)."""
+        self = cls.empty(search, attacker, **options)
         self.enter_root()
         return self
 
