@@ -93,7 +93,7 @@ from harness.solver.proof import (
     _unpack,
     state_of,
 )
-from harness.solver.retrograde import _rss
+from harness.solver.retrograde import _rss, small_pages
 
 STATE_FORMAT = 1
 MIN_BATCH = 16  # the least bound on a batch, whatever the tree's bound (see BATCH_SHARE)
@@ -348,8 +348,9 @@ class PNSearch:
         # Room for the whole bounded tree at once: numpy's zeroed arrays take memory only
         # where rows are written, and the tree copies itself to grow only when a batch's
         # children take it past max_tree. Every bound's search reuses the arrays: a page
-        # the process gets fresh costs more than the rows written into it (on 6x6 c8
-        # torus, three quarters of adding the children).
+        # the process gets fresh costs more than the rows written into it, and a huge
+        # page far more (small_pages: on 6x6 c8 torus, 2.2 of 2.7 s of adding children).
+        small_pages()
         self.tree = Tree(attacker, capacity=max_tree + self.max_batch)
         self.shrunk = 0  # how many times the open tree was cut back to fit max_tree
         self.progress = progress

@@ -298,3 +298,16 @@ def test_leaves_the_table_holds_are_settled_from_it_after_a_load(tmp_path):
     again.filter[:] = False  # a filter that forgot the table settles nothing
     tree.pn[leaves], tree.dn[leaves] = 1, 1
     assert len(again._from_table(leaves)) == len(leaves)
+
+
+def test_a_search_asks_numpy_for_small_pages():
+    """The tree's fresh rows must not fault in huge pages (retrograde.small_pages): the
+    switch numpy's NUMPY_MADVISE_HUGEPAGE sets is off once a search exists."""
+    core = getattr(np, "_core", None) or np.core
+    switch = core.multiarray._set_madvise_hugepage
+    before = switch(True)
+    try:
+        PNSearch(DEFAULT, 0, max_plies=3)
+        assert switch(True) is False
+    finally:
+        switch(before)
