@@ -579,10 +579,16 @@ def small_pages() -> None:
     adding the children. The strong solvers gain little from it (5x5 c4 torus: retrograde
     0.5 s of system time, lean none).
     """
-    core = getattr(np, "_core", None) or getattr(np, "core", None)
-    switch = getattr(getattr(core, "multiarray", None), "_set_madvise_hugepage", None)
+    switch = hugepage_switch()
     if switch is not None:
         switch(False)
+
+
+def hugepage_switch():
+    """numpy's private setter of its huge-page advice (it returns the previous setting), or
+    ``None`` where this numpy has none (``numpy._core`` from 2.0, ``numpy.core`` before)."""
+    core = getattr(np, "_core", None) or getattr(np, "core", None)
+    return getattr(getattr(core, "multiarray", None), "_set_madvise_hugepage", None)
 
 
 # --- pass 1: enumeration --------------------------------------------------------------------

@@ -25,6 +25,7 @@ from harness.solver.pns import (
 )
 from harness.solver.pntree import Tree
 from harness.solver.proof import BudgetExhausted, Canon, ProofSearch, ProofStateError, state_of
+from harness.solver.retrograde import hugepage_switch
 from harness.solver.sample import random_position, random_ruleset
 
 DEFAULT = Ruleset.from_id("pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump")
@@ -303,8 +304,7 @@ def test_leaves_the_table_holds_are_settled_from_it_after_a_load(tmp_path):
 def test_a_search_asks_numpy_for_small_pages():
     """The tree's fresh rows must not fault in huge pages (retrograde.small_pages): the
     switch numpy's NUMPY_MADVISE_HUGEPAGE sets is off once a search exists."""
-    core = getattr(np, "_core", None) or np.core
-    switch = core.multiarray._set_madvise_hugepage
+    switch = hugepage_switch()
     before = switch(True)
     try:
         PNSearch(DEFAULT, 0, max_plies=3)
