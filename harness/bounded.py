@@ -32,6 +32,7 @@ MAX_DEPTH = 64  # JSON nesting: our formats need 2 levels; C json recurses per l
 MAX_DIGITS = 30  # digits of a JSON integer: nothing we read needs more
 MAX_LINE = 1 << 16  # bytes of one JSON request line (a Pop request is ~200)
 CHUNK = 1 << 16
+MAX_DOCUMENT = 64 << 20  # bytes of one YAML or JSON document read whole (a manifest: ~10 KB)
 
 
 def clip(value: object, limit: int = QUOTE_LIMIT) -> str:
@@ -84,21 +85,30 @@ def _parse_int(text: str) -> int | HugeNumber:
     return int(text) if digits <= MAX_DIGITS else HugeNumber(digits)
 
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_BRACKET = re.compile(r"[\[\]{}]")
+# A string's quotes and escapes, and brackets: one linear pass over these tokens finds the
+# nesting depth. (A regular expression for whole strings backtracks quadratically on an
+# unterminated string of escaped quotes.)
+_TOKEN = re.compile(r'\\.|["\[\]{}]', re.DOTALL)
 
 
 def nesting_depth(text: str) -> int:
-    """The deepest bracket nesting of a JSON text (brackets inside strings do not count).
+    """The deepest bracket nesting of a JSON text (brackets inside strings do not count), in
+    one pass over its quotes, escapes and brackets.
 
     >>> nesting_depth('{"a": [1, "[[["]}')
     2
+    >>> nesting_depth('[["\\\\"], "\\"]"]')
+    2
     """
-    if text.count("[") + text.count("{") <= 1:
-        return text.count("[") + text.count("{")
     depth = deepest = 0
-    for m in _BRACKET.finditer(_STRING.sub("", text)):
-        if m.group() in "[{":
+    in_string = False
+    for m in _TOKEN.finditer(text):
+        token = m.group()
+        if token == '"':
+            in_string = not in_string
+        elif in_string or len(token) == 2:
+            continue  # a bracket inside a string, or an escaped character
+        elif token in "[{":
             depth += 1
             deepest = max(deepest, depth)
         else:
@@ -122,6 +132,45 @@ def check_depth(text: str, max_depth: int = MAX_DEPTH, what: str = "JSON") -> No
     # At most one bracket per level: a text with few brackets needs no scan.
     if text.count("[") + text.count("{") > max_depth and nesting_depth(text) > max_depth:
         raise TooDeepError(f"{what} nested deeper than {max_depth} levels")
+
+
+def load_yaml(text: str, *, max_depth: int = MAX_DEPTH, what: str = "YAML") -> object:
+    """``yaml.safe_load`` that refuses nesting deeper than ``max_depth`` levels of lists and
+    mappings (as JSON counts them), in flow style (``[[[…``, by :func:`check_depth` before
+    parsing) or in block style (indented mappings, counted as the parser composes them),
+    with :class:`TooDeepError` naming ``what``: the parser's recursion never meets Python's
+    limit. Malformed text raises ``yaml.YAMLError``.
+
+    >>> load_yaml("kind: slurm\\njobs: 4\\n")
+    {'kind': 'slurm', 'jobs': 4}
+    >>> load_yaml("a:\\n b:\\n  c: 1\\n", max_depth=2, what="--cluster-config x.yaml")
+    Traceback (most recent call last):
+    ...
+    harness.bounded.TooDeepError: --cluster-config x.yaml nested deeper than 2 levels
+    """
+    import yaml
+
+    check_depth(text, max_depth, what)
+
+    class DepthLimitedLoader(yaml.SafeLoader):
+        depth = 0
+
+        def compose_node(self, parent, index):  # type: ignore[no-untyped-def]
+            if not self.check_event(yaml.SequenceStartEvent, yaml.MappingStartEvent):
+                return super().compose_node(parent, index)  # a scalar or an alias: no level
+            self.depth += 1
+            try:
+                if self.depth > max_depth:
+                    raise TooDeepError(f"{what} nested deeper than {max_depth} levels")
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
+
+    loader = DepthLimitedLoader(text)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
 
 
 def bounded_lines(stream: IO[bytes], max_bytes: int = MAX_LINE) -> Iterator[str]:
@@ -203,6 +252,23 @@ def read_regular(path: str | os.PathLike[str], max_bytes: int, what: str = "file
     if len(data) > max_bytes:
         raise TooLongError(f"{path}: more than the {max_bytes:,} bytes a {what} may have")
     return data
+
+
+def read_text(path: str | os.PathLike[str], max_bytes: int, what: str = "file") -> str:
+    """The UTF-8 text of a regular file of at most ``max_bytes`` (see :func:`read_regular`);
+    text that is not UTF-8 is a ``ValueError`` naming the file and the byte."""
+    data = read_regular(path, max_bytes, what)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: the {what} is not UTF-8 text (byte {exc.start:,})") from None
+
+
+def read_yaml(path: str | os.PathLike[str], max_bytes: int = MAX_DOCUMENT, what: str = "file"):
+    """The YAML document of a regular file (:func:`read_text`, then :func:`load_yaml` with
+    the path named in a nesting error). Raises ``OSError``, ``ValueError`` or
+    ``yaml.YAMLError``, each naming or placed by the caller with the path."""
+    return load_yaml(read_text(path, max_bytes, what), what=f"{path}")
 
 
 def gunzip_lines(
