@@ -24,9 +24,12 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from harness.bounded import UnsafeFileError, read_regular
 
 
 class LockedError(OSError):
@@ -47,12 +50,35 @@ class LockedError(OSError):
 
 
 def holder_pid(path: Path) -> int | None:
-    """The pid recorded in a lock file (None if there is none or it cannot be read)."""
+    """The pid recorded in a lock file (None if there is none, or it cannot be read as a
+    small regular file: a link or a FIFO standing there is neither followed nor waited on)."""
     try:
-        text = path.read_text(encoding="ascii", errors="replace").split()
-    except OSError:
+        text = read_regular(path, 64, "lock file").decode("ascii", "replace").split()
+    except (OSError, ValueError):
         return None
     return int(text[0]) if text and text[0].isascii() and text[0].isdigit() else None
+
+
+def _open_lock(path: Path) -> int:
+    """A descriptor of the lock file at ``path``, created if missing: never through a
+    symbolic link (``O_NOFOLLOW``), never blocking on a FIFO, and only a regular file
+    (:class:`harness.bounded.UnsafeFileError` otherwise, naming the path)."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnsafeFileError(
+                errno.ELOOP, "the lock file is a symbolic link; not followed (remove it)", str(path)
+            ) from None
+        raise
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise UnsafeFileError(
+            errno.EINVAL, "the lock file is not a regular file; not used (remove it)", str(path)
+        )
+    return fd
 
 
 def alive(pid: int) -> bool:
@@ -68,6 +94,12 @@ def alive(pid: int) -> bool:
     return True
 
 
+def _pid_in(fd: int) -> int | None:
+    """The pid recorded in the lock file open as ``fd`` (None if there is none)."""
+    text = os.pread(fd, 64, 0).decode("ascii", "replace").split()
+    return int(text[0]) if text and text[0].isdigit() else None
+
+
 @contextmanager
 def hold(path: str | os.PathLike[str], what: str) -> Iterator[int | None]:
     """Hold the lock file ``path`` for the block; yields the pid of a dead run whose lock was
@@ -76,7 +108,7 @@ def hold(path: str | os.PathLike[str], what: str) -> Iterator[int | None]:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        fd = _open_lock(path)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -86,14 +118,14 @@ def hold(path: str | os.PathLike[str], what: str) -> Iterator[int | None]:
             os.close(fd)
             raise
         try:
-            same = os.path.samestat(os.fstat(fd), os.stat(path))
+            same = os.path.samestat(os.fstat(fd), os.lstat(path))
         except FileNotFoundError:
             same = False
         if same:
             break
         os.close(fd)  # the holder removed the file as we opened it: take the new one
     try:
-        previous = holder_pid(path)
+        previous = _pid_in(fd)
         try:
             os.ftruncate(fd, 0)
             os.write(fd, f"{os.getpid()}\n".encode("ascii"))

@@ -101,3 +101,33 @@ def test_a_staged_folder_is_locked_while_it_is_written(tmp_path, held):
             (tmp / "a").write_text("new")
     assert (out / "a").read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == [".site.lock", "site"]
+
+
+@pytest.mark.parametrize("kind", ["link", "dangling link", "fifo", "folder"])
+def test_a_lock_path_that_is_not_a_regular_file_is_refused_untouched(tmp_path, kind):
+    lock = tmp_path / ".out.lock"
+    target = tmp_path / "precious"
+    target.write_text("keep me\n")
+    if kind == "link":
+        lock.symlink_to(target)
+    elif kind == "dangling link":
+        lock.symlink_to(tmp_path / "nowhere")
+    elif kind == "fifo":
+        os.mkfifo(lock)
+    else:
+        lock.mkdir()
+    with pytest.raises(OSError) as err:
+        with hold(lock, "out"):
+            pass
+    assert err.value.filename == str(lock)
+    assert target.read_text() == "keep me\n"
+    assert not (tmp_path / "nowhere").exists()
+    assert os.path.lexists(lock)  # not removed either: it was never ours
+
+
+def test_the_pid_of_a_lock_that_is_a_link_is_not_read_through_it(tmp_path):
+    from harness.lock import holder_pid
+
+    (tmp_path / "pid").write_text("12345\n")
+    (tmp_path / ".out.lock").symlink_to(tmp_path / "pid")
+    assert holder_pid(tmp_path / ".out.lock") is None
