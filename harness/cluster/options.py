@@ -15,8 +15,39 @@ import argparse
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
+from harness.bounded import clip
 from harness.cli import positive
+
+SCHEDULER_SCHEMES = ("tcp", "tls")  # what reaches a scheduler in another process
+
+
+def scheduler_address(text: str) -> str:
+    """An argparse ``type`` for ``--scheduler``: ``tcp://HOST:PORT`` or ``tls://HOST:PORT``
+    (a bare ``HOST:PORT`` means tcp), refused in one line otherwise.
+
+    >>> scheduler_address("10.0.0.5:8786"), scheduler_address("tls://[::1]:8786")
+    ('tcp://10.0.0.5:8786', 'tls://[::1]:8786')
+    >>> scheduler_address("inproc://x")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: 'inproc://x': the scheme must be tcp or tls (tcp://HOST:PORT)
+    """
+    given = text if "://" in text else f"tcp://{text}"
+    try:
+        parts = urlsplit(given)
+        port = parts.port
+    except ValueError:
+        port = None
+        parts = None
+    if parts is not None and parts.scheme not in SCHEDULER_SCHEMES:
+        raise argparse.ArgumentTypeError(
+            f"{clip(text)}: the scheme must be {' or '.join(SCHEDULER_SCHEMES)} (tcp://HOST:PORT)"
+        )
+    if parts is None or not parts.hostname or not port or parts.path or parts.query:
+        raise argparse.ArgumentTypeError(f"{clip(text)}: not an address tcp://HOST:PORT")
+    return given
 
 
 def machine_cores() -> int:
@@ -87,6 +118,7 @@ def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
     )
     where.add_argument(
         "--scheduler",
+        type=scheduler_address,
         metavar="ADDRESS",
         help="an existing Dask scheduler, e.g. tcp://10.0.0.5:8786",
     )

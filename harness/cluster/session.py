@@ -17,13 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.bounded import TooDeepError, load_yaml, one_line, read_text
 from harness.cli import HarnessError
 from harness.cluster.options import ClusterSpec, machine_cores
 from harness.cluster.store import SharedStore
 
 # dask-jobqueue's cluster classes by the names a config file uses.
 JOBQUEUE = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECluster", "lsf": "LSFCluster"}
-CONNECT_TIMEOUT = 10  # seconds to reach an existing scheduler
+CONNECT_TIMEOUT = 10  # seconds to reach an existing scheduler and finish its handshake
+MAX_CONFIG_BYTES = 1 << 20  # a --cluster-config file
 
 
 @dataclass(frozen=True)
@@ -77,9 +79,16 @@ def load_config(path: Path) -> tuple[str, dict, dict]:
     import yaml
 
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+        text = read_text(path, MAX_CONFIG_BYTES, "cluster config")
+        data = load_yaml(text, what=f"--cluster-config {path}")
+    except TooDeepError as exc:
+        raise HarnessError(str(exc)) from None
+    except (OSError, ValueError) as exc:
         raise HarnessError(f"--cluster-config {path}: cannot read it: {exc}") from None
+    except yaml.YAMLError as exc:
+        raise HarnessError(
+            f"--cluster-config {path}: not YAML: {one_line(str(exc), 200)}"
+        ) from None
     if not isinstance(data, dict):
         raise HarnessError(f"--cluster-config {path}: expected a mapping of settings")
     data = dict(data)
@@ -125,6 +134,44 @@ def jobqueue_cluster(path: Path):
     return cluster
 
 
+def probe_scheduler(address: str, deadline: float = CONNECT_TIMEOUT) -> dict:
+    """The identity a Dask scheduler at ``address`` reports, asked within ``deadline``
+    seconds in all, or a one-line :class:`HarnessError` naming ``--scheduler``.
+
+    Dask's own connect timeout covers the TCP connect alone: a listener that accepts and
+    never speaks would hold its handshake for ever, and one that speaks another protocol
+    fails in Dask's decoder with whatever that raises. This asks through Dask's own comm
+    layer, on a loop of its own, under one deadline for the connect, the handshake and the
+    answer, so a client is made only for a scheduler that has answered as one.
+    """
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def ask() -> object:
+        comm = await connect(address, timeout=deadline)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    try:
+        reply = asyncio.run(asyncio.wait_for(ask(), deadline))
+    except TimeoutError:
+        why = f"no Dask scheduler answered within {deadline:g} s (is one listening there?)"
+    except OSError as exc:
+        why = f"cannot reach a Dask scheduler there ({one_line(str(exc), 200)})"
+    except Exception as exc:  # noqa: BLE001 - whatever a stranger's bytes make Dask raise
+        what = one_line(str(exc), 120) or "no message"
+        why = f"what answers there is not a Dask scheduler ({type(exc).__name__}: {what})"
+    else:
+        if isinstance(reply, dict) and reply.get("type") == "Scheduler":
+            return reply
+        why = "what answers there is not a Dask scheduler (it did not say it was one)"
+    raise HarnessError(f"--scheduler {address}: {why}")
+
+
 class Session:
     """The Dask client of one command (a context manager; closes what it started).
 
@@ -160,6 +207,7 @@ class Session:
 
         spec = self.spec
         if spec.scheduler is not None:
+            probe_scheduler(spec.scheduler)
             try:
                 self.client = Client(spec.scheduler, timeout=CONNECT_TIMEOUT)
             except (OSError, TimeoutError) as exc:

@@ -12,7 +12,13 @@ import harness.cluster as cluster_package
 import harness.cluster.options as options_module
 import harness.cluster.store as store_module
 from harness.cli import HarnessError, build_parser
-from harness.cluster.options import ClusterSpec, add_cluster_arguments, cluster_spec, machine_cores
+from harness.cluster.options import (
+    ClusterSpec,
+    add_cluster_arguments,
+    cluster_spec,
+    machine_cores,
+    scheduler_address,
+)
 from harness.cluster.session import load_config
 
 
@@ -94,3 +100,34 @@ def test_bad_config_files_are_one_line_errors(tmp_path, text, message) -> None:
     path.write_text(text)
     with pytest.raises(HarnessError, match=re.escape(message)):
         load_config(path)
+
+
+@pytest.mark.parametrize(
+    "given, address",
+    [
+        ("10.0.0.5:8786", "tcp://10.0.0.5:8786"),
+        ("tcp://node-1:8786", "tcp://node-1:8786"),
+        ("tls://[::1]:8786", "tls://[::1]:8786"),
+    ],
+)
+def test_a_scheduler_address_is_tcp_or_tls_with_a_port(given, address):
+    assert scheduler_address(given) == address
+
+
+@pytest.mark.parametrize(
+    "given, why",
+    [
+        ("inproc://x", "the scheme must be tcp or tls"),
+        ("ucx://h:1", "the scheme must be tcp or tls"),
+        ("tcp://h", "not an address"),
+        ("tcp://h:0", "not an address"),
+        ("tcp://h:99999", "not an address"),
+        ("tcp://:8786", "not an address"),
+        ("tcp://h:8786/path", "not an address"),
+        ("h" * 5000, "(5,000 characters)"),
+    ],
+    ids=lambda value: value[:20],
+)
+def test_a_bad_scheduler_address_is_refused_by_the_parser(given, why):
+    with pytest.raises(argparse.ArgumentTypeError, match=re.escape(why)):
+        scheduler_address(given)
