@@ -29,7 +29,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.bounded import one_line
+from harness.bounded import clip, one_line
 
 # Order of the stages in ``--help``: the order of the data flow.
 STAGES = ("rules", "solver", "cert", "lean", "manifest", "site", "results")
@@ -76,6 +76,42 @@ def positive(kind: type) -> Callable[[str], int | float]:
         return value
 
     return parse
+
+
+MAX_SEED = 2**64 - 1
+
+
+def seed(text: str) -> int:
+    """An argparse ``type`` for a random seed: a whole number from 0 to 2**64 - 1, a longer
+    one quoted only in part.
+
+    >>> seed("42")
+    42
+    >>> seed("9" * 5000)
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: not a seed (0 to 2**64 - 1): '999999999999'… (5,000 characters)
+    """
+    digits = text.strip()
+    if digits.isascii() and digits.isdigit() and len(digits) <= 20 and int(digits) <= MAX_SEED:
+        return int(digits)
+    raise argparse.ArgumentTypeError(f"not a seed (0 to 2**64 - 1): {clip(text, 12)}")
+
+
+def folder_path(text: str) -> Path:
+    """An argparse ``type`` for a folder that may not exist yet, but is no file or link.
+
+    >>> folder_path("/"), folder_path("/nowhere/yet")
+    (PosixPath('/'), PosixPath('/nowhere/yet'))
+    >>> folder_path("/dev/null")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: '/dev/null' is not a folder
+    """
+    path = Path(text)
+    if os.path.lexists(path) and (path.is_symlink() or not path.is_dir()):
+        raise argparse.ArgumentTypeError(f"{clip(text)} is not a folder")
+    return path
 
 
 class HarnessError(Exception):

@@ -45,9 +45,9 @@ from harness.bounded import (
     TooDeepError,
     TooLongError,
     UnsafeFileError,
-    check_depth,
     clip,
     gunzip_lines,
+    load_yaml,
     loads_json,
     read_regular,
 )
@@ -61,6 +61,7 @@ ENTRY_FIELDS = ("position", "action", "rank")
 # What a reader takes in at most (a certificate line is about 100 bytes; the 6x6 research
 # certificate's largest shard is 12 KB on disk).
 MAX_LINE_BYTES = 1024
+MAX_NAME = 255  # characters of a shard's file name (a file system's limit)
 MAX_SHARD_FILE = 64 << 20  # bytes of one shard file on disk
 MAX_SHARD_TEXT = 64 << 20  # decompressed bytes of one shard, whatever its index claims
 MAX_INDEX_BYTES = 16 << 20
@@ -173,16 +174,13 @@ def load_index_yaml(path: Path) -> object:
     except (OSError, UnicodeDecodeError, TooLongError) as exc:
         raise CertificateError(f"{path}: cannot read ({exc})") from exc
     try:
-        check_depth(text, what=INDEX)
-        return yaml.safe_load(text)
+        return load_yaml(text, what=INDEX)
     except TooDeepError as exc:
         raise CertificateError(f"{path}: not a certificate index ({exc})") from None
     except yaml.YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
         at = f" at line {where.line + 1}" if where is not None else ""
         raise CertificateError(f"{path}: not valid YAML{at}") from exc
-    except RecursionError:
-        raise CertificateError(f"{path}: not a certificate index (nested too deeply)") from None
 
 
 def read_index(directory: str | os.PathLike[str]) -> dict[str, Any]:
@@ -327,10 +325,12 @@ def check_shard_entries(shards: list, where_of, seen: set) -> None:
             or "/" in name
             or "\\" in name
             or name.startswith(".")
+            or not name.isprintable()  # a NUL or another control character
+            or len(name) > MAX_NAME
         ):
-            raise CertificateError(f"{where}: file {name!r} is not a plain file name")
+            raise CertificateError(f"{where}: file {clip(name)} is not a plain file name")
         if name in seen:
-            raise CertificateError(f"{where}: file {name!r} listed twice")
+            raise CertificateError(f"{where}: file {clip(name)} listed twice")
         seen.add(name)
         if not isinstance(shard["blake3"], str):
             raise CertificateError(f"{where}: blake3 must be text")

@@ -21,7 +21,8 @@ from pathlib import Path
 import yaml
 
 from harness.atomic import atomic_file
-from harness.cli import EXIT_FAILED, EXIT_OK, HarnessError, positive
+from harness.bounded import read_yaml
+from harness.cli import EXIT_FAILED, EXIT_OK, HarnessError, folder_path, positive
 from harness.cluster import Session, add_cluster_arguments, cluster_spec
 from harness.results.cell import _record, run_cell
 from harness.results.matrix import EDGES, MATRICES, cells_of
@@ -50,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="seconds each of solve and certify may spend per cell (default 300)",
     )
     p.add_argument("--work", type=Path, default=Path("out/results"), metavar="DIR")
-    p.add_argument("--manifests", type=Path, default=Path("manifests"), metavar="DIR")
+    p.add_argument("--manifests", type=folder_path, default=Path("manifests"), metavar="DIR")
     p.add_argument("--key", type=Path, default=None, help="private signing key")
     p.add_argument(
         "--publish",
@@ -185,8 +186,8 @@ def kept_open_cells(manifests: Path, matrix: str, only, budget: float) -> dict[s
     """
     path = Path(manifests) / "results" / f"{_name(matrix, only)}.yaml"
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        doc = read_yaml(path, what="results table")
+    except (OSError, ValueError, yaml.YAMLError):
         return {}
     cells = doc.get("cells") if isinstance(doc, dict) else None
     kept = {}

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from harness.bounded import bounded_lines
+from harness.cli import seed
 from harness.rules.corpus import build_corpus, guard_hits_line, write_corpus
 from harness.rules.ruleset import DEFAULT_RULESET, Ruleset
 from harness.rules.service import answer_actions, answer_step, serve
@@ -77,7 +78,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="random",
         help="who plays o (default random)",
     )
-    play.add_argument("--seed", type=int, default=None, help="seed for the random mover")
+    play.add_argument("--seed", type=seed, default=None, help="seed for the random mover")
     play.set_defaults(func=_play)
 
     corpus = subparsers.add_parser(
@@ -89,7 +90,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "the same corpus.",
     )
     corpus.add_argument("--out", type=Path, required=True, help="output folder")
-    corpus.add_argument("--seed", type=int, default=0, help="seed of the random part (default 0)")
+    corpus.add_argument("--seed", type=seed, default=0, help="seed of the random part (default 0)")
     corpus.set_defaults(func=_corpus)
 
 
