@@ -37,8 +37,20 @@ from typing import BinaryIO
 from harness.lock import alive, hold
 
 
-def make_folder(folder: Path) -> None:
-    """``mkdir -p`` whose error names the file standing where a folder must be."""
+def make_folder(folder: Path) -> list[Path]:
+    """``mkdir -p`` whose error names the file standing where a folder must be; returns the
+    folders it made, outermost first, for :func:`remove_made` to take back after a failure.
+
+    >>> import tempfile, pathlib
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> made = make_folder(root / "a" / "b")
+    >>> [p.name for p in made]
+    ['a', 'b']
+    >>> remove_made(made); (root / "a").exists()
+    False
+    """
+    folder = Path(folder)
+    missing = [p for p in (folder, *folder.parents) if not os.path.lexists(p)]
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
@@ -48,11 +60,32 @@ def make_folder(folder: Path) -> None:
         raise NotADirectoryError(
             errno.ENOTDIR, "exists and is not a folder", str(blocker)
         ) from None
+    return missing[::-1]
 
 
-def _named(exc: BaseException, path: Path) -> BaseException:
-    """``exc`` with ``path`` as its file name when it has none (ENOSPC from a write())."""
-    if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
+def remove_made(made: list[Path]) -> None:
+    """Remove the folders :func:`make_folder` made (innermost first) while they are empty, so
+    a run that failed leaves no empty folder behind; one that holds anything stays."""
+    for folder in reversed(made):
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+
+
+def name_error(exc: BaseException, path: Path, staged: Path | None = None) -> BaseException:
+    """``exc`` with ``path`` as its file name when it has none (ENOSPC from a write()), or
+    when it names a file inside ``staged``, the temporary folder that was to become ``path``:
+    the user is told about the target they asked for.
+
+    >>> print(name_error(OSError(28, "No space left on device"), Path("out/site")))
+    [Errno 28] No space left on device: 'out/site'
+    """
+    names = [n for n in (getattr(exc, "filename", None), getattr(exc, "filename2", None)) if n]
+    temporary = staged is not None and any(
+        Path(os.fsdecode(n)).is_relative_to(staged) for n in names
+    )
+    if isinstance(exc, OSError) and exc.errno is not None and (not names or temporary):
         named = OSError(exc.errno, exc.strerror, str(path))
         named.__cause__ = exc
         return named
@@ -105,7 +138,7 @@ def atomic_file(path: str | os.PathLike[str], *, mode: int | None = None) -> Ite
     not even for a moment); by default the file gets the usual permissions for the umask.
     """
     path = Path(path)
-    make_folder(path.parent)
+    made = make_folder(path.parent)
     clean_leftovers(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_temp_prefix(path), suffix=".tmp")
     try:
@@ -117,7 +150,8 @@ def atomic_file(path: str | os.PathLike[str], *, mode: int | None = None) -> Ite
         os.replace(tmp, path)
     except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
-        named = _named(exc, path)
+        remove_made(made)
+        named = name_error(exc, path)
         if named is exc:
             raise
         raise named from exc
@@ -137,7 +171,7 @@ def write_atomic(
         with atomic_file(path, mode=mode) as fh:
             fh.write(data)
         return
-    make_folder(path.parent)
+    made = make_folder(path.parent)
     clean_leftovers(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_temp_prefix(path), suffix=".tmp")
     try:
@@ -148,7 +182,9 @@ def write_atomic(
             os.fsync(fh.fileno())
         os.link(tmp, path)
     except OSError as exc:
-        named = _named(exc, path)
+        Path(tmp).unlink(missing_ok=True)
+        remove_made(made)
+        named = name_error(exc, path)
         if named is exc:
             raise
         raise named from exc
@@ -162,11 +198,12 @@ def write_atomic_many(files: Mapping[Path, bytes]) -> None:
     other write error leaves every old file as it was.
     """
     temps: list[tuple[str, Path]] = []
+    made: list[Path] = []
     path = Path()
     try:
         for path, data in files.items():
             path = Path(path)
-            make_folder(path.parent)
+            made += make_folder(path.parent)
             clean_leftovers(path)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_temp_prefix(path), suffix=".tmp")
             temps.append((tmp, path))
@@ -178,7 +215,10 @@ def write_atomic_many(files: Mapping[Path, bytes]) -> None:
         for tmp, path in temps:
             os.replace(tmp, path)
     except OSError as exc:
-        named = _named(exc, path)
+        for tmp, _ in temps:
+            Path(tmp).unlink(missing_ok=True)
+        remove_made(made)
+        named = name_error(exc, path)
         if named is exc:
             raise
         raise named from exc
@@ -187,14 +227,20 @@ def write_atomic_many(files: Mapping[Path, bytes]) -> None:
             Path(tmp).unlink(missing_ok=True)
 
 
-def probe_writable(folder: str | os.PathLike[str]) -> None:
+def probe_writable(folder: str | os.PathLike[str]) -> list[Path]:
     """Fail now (``OSError``: read-only, no permission, not a folder) rather than after an
-    hour of work, if a file cannot be made in ``folder`` (created if missing)."""
+    hour of work, if a file cannot be made in ``folder`` (created if missing); returns the
+    folders it made (:func:`make_folder`)."""
     folder = Path(folder)
-    make_folder(folder)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".probe.{os.getpid()}.", suffix=".tmp")
+    made = make_folder(folder)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".probe.{os.getpid()}.", suffix=".tmp")
+    except OSError:
+        remove_made(made)
+        raise
     os.close(fd)
     os.unlink(tmp)
+    return made
 
 
 def refuse_non_folder(out: Path) -> None:
@@ -231,7 +277,17 @@ def staging_dir(out: str | os.PathLike[str]) -> Iterator[Path]:
     """
     out = Path(out)
     refuse_non_folder(out)
-    make_folder(out.parent)
+    made = make_folder(out.parent)
+    try:
+        with _swapped_in(out) as tmp:
+            yield tmp
+    except BaseException:
+        remove_made(made)
+        raise
+
+
+@contextmanager
+def _swapped_in(out: Path) -> Iterator[Path]:
     with hold(out.parent / f".{out.name}.lock", str(out)):
         clean_leftovers(out)
         tmp = Path(tempfile.mkdtemp(prefix=_temp_prefix(out), suffix=".tmp", dir=out.parent))
@@ -241,7 +297,7 @@ def staging_dir(out: str | os.PathLike[str]) -> Iterator[Path]:
             replace_dir(tmp, out)
         except BaseException as exc:
             shutil.rmtree(tmp, ignore_errors=True)
-            named = _named(exc, out)
+            named = name_error(exc, out, staged=tmp)
             if named is exc:
                 raise
             raise named from exc

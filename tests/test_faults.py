@@ -305,3 +305,29 @@ def test_verify_publish_into_a_read_only_folder_fails_before_any_work(tmpfs, tmp
     err = capsys.readouterr().err
     assert "read-only" in err and err.count("\n") == 1, err
     assert not (work / RS).exists() and not (work / f"{RS}.partial").exists()
+
+
+def test_a_full_disk_leaves_no_folder_a_new_output_would_have_made(tmpfs, capsys):
+    """Each command below writes into folders that do not exist yet on a full disk: the
+    error names the output asked for, and no folder (empty or partial) stays behind."""
+    disk = tmpfs("disk", "4m")
+    archive = next((ROOT / "manifests" / "archives").glob("pop1-3x3-c8-torus-*.zip"))
+    _fill(disk)
+    cases = {
+        "audit": (["audit", str(archive), "--out", str(disk / "audit")], disk / "audit"),
+        "corpus": (["corpus", "--out", str(disk / "corpus" / "sub")], disk / "corpus"),
+        "verify": (
+            ["verify", RS, "--work", str(disk / "w"), "--manifests", str(disk / "m")],
+            disk / "w",
+        ),
+        "site": (["site", "--out", str(disk / "site")], disk / "site"),
+    }
+    for name, (argv, named) in cases.items():
+        capsys.readouterr()
+        assert main(argv) == 2, name
+        err = capsys.readouterr().err
+        errors = [line for line in err.splitlines() if line.startswith("error:")]
+        assert len(errors) == 1 and "No space left on device" in errors[0], (name, err)
+        assert name == "verify" or err.count("\n") == 1, (name, err)  # verify says its steps
+        assert str(named) in errors[0], (name, err)
+        assert sorted(p.name for p in disk.iterdir()) == ["filler"], name

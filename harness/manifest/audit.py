@@ -38,6 +38,8 @@ from pathlib import Path
 
 import yaml
 
+from harness.atomic import make_folder, name_error, remove_made
+from harness.bounded import read_yaml
 from harness.cli import EXIT_BUDGET, EXIT_FAILED, EXIT_OK, EXIT_USAGE, HarnessError
 from harness.lean.parse import parse_output
 from harness.lean.toolchain import (
@@ -270,6 +272,7 @@ class Auditor:
         self.expect = expect or Expectations()
         self.memory_gib = memory_gib
         self.timeout = timeout
+        self.work_placed = False  # whether this audit has put its work folder in place
         self.runner = runner or HarnessRunner()
         self.lean_runner = lean_runner or run_lean_file
         self.limits = limits
@@ -284,7 +287,7 @@ class Auditor:
 
     def run(self) -> tuple[str, int, dict]:
         """(verdict, exit code, audit manifest). Raises UnusableInput for exit 2."""
-        if not self.archive.is_file():
+        if not os.path.lexists(self.archive):
             raise UnusableInput(f"{self.archive}: no such archive")
         self._check_out()
         digest = sha256_file(self.archive)
@@ -295,40 +298,58 @@ class Auditor:
         with ar:
             style, root = self._style(ar)
             # Only now, with an archive that is safe to read, is anything written.
-            self.out.mkdir(parents=True, exist_ok=True)
-            if (self.out / "check").exists():  # only with --force: a previous audit's run
-                shutil.rmtree(self.out / "check")
-            self.info["archive"] = {
-                "file": self.archive.name,
-                "sha256": digest,
-                "expected_sha256": self.expect.archive_sha256,
-                "members": len(ar.names),
-                "style": style,
-            }
-            if self.expect.archive_sha256 is None:
-                self._add(
-                    "archive sha256",
-                    "not run",
-                    f"no --sha256 given; the archive's SHA-256 is {digest}",
-                )
-            elif digest == self.expect.archive_sha256:
-                self._add("archive sha256", "passed", digest)
-            else:
-                self._add(
-                    "archive sha256", "failed", f"{digest}, published {self.expect.archive_sha256}"
-                )
-            work = Path(tempfile.mkdtemp(prefix=".work.", dir=self.out))
+            made = make_folder(self.out)
             try:
-                if style == "pop-harness":
-                    self._ours(ar, root, work)
-                else:
-                    self._seed(ar, root, work)
-            finally:
-                keep = self.out / "work"
-                if keep.exists():
-                    shutil.rmtree(keep)
-                os.replace(work, keep)
-        return self._finish()
+                self._audit(ar, style, root, digest)
+                return self._finish()
+            except BaseException as exc:
+                # Broken off (a full disk, Ctrl-C): what this audit made goes, and the error
+                # names the folder.
+                shutil.rmtree(self.out / "check", ignore_errors=True)
+                if self.work_placed:
+                    shutil.rmtree(self.out / "work", ignore_errors=True)
+                remove_made(made)
+                named = name_error(exc, self.out)
+                if named is exc:
+                    raise
+                raise named from exc
+
+    def _audit(self, ar: SafeArchive, style: str, root: str, digest: str) -> None:
+        if (self.out / "check").exists():  # only with --force: a previous audit's run
+            shutil.rmtree(self.out / "check")
+        self.info["archive"] = {
+            "file": self.archive.name,
+            "sha256": digest,
+            "expected_sha256": self.expect.archive_sha256,
+            "members": len(ar.names),
+            "style": style,
+        }
+        if self.expect.archive_sha256 is None:
+            self._add(
+                "archive sha256",
+                "not run",
+                f"no --sha256 given; the archive's SHA-256 is {digest}",
+            )
+        elif digest == self.expect.archive_sha256:
+            self._add("archive sha256", "passed", digest)
+        else:
+            self._add(
+                "archive sha256", "failed", f"{digest}, published {self.expect.archive_sha256}"
+            )
+        work = Path(tempfile.mkdtemp(prefix=".work.", dir=self.out))
+        try:
+            if style == "pop-harness":
+                self._ours(ar, root, work)
+            else:
+                self._seed(ar, root, work)
+        except BaseException:
+            shutil.rmtree(work, ignore_errors=True)
+            raise
+        keep = self.out / "work"
+        if keep.exists():
+            shutil.rmtree(keep)
+        os.replace(work, keep)
+        self.work_placed = True
 
     def _check_out(self) -> None:
         if self.out.exists() and not self.out.is_dir():
@@ -533,8 +554,8 @@ class Auditor:
             self._add("certificate", "failed", "certificate/index.yaml missing or changed")
             return
         try:
-            index = yaml.safe_load((cert / "index.yaml").read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            index = read_yaml(cert / "index.yaml", what="certificate index")
+        except (OSError, ValueError, yaml.YAMLError) as exc:
             self._add("certificate", "failed", f"index.yaml unreadable: {exc}")
             return
         recorded = (doc.get("certificate") or {}).get("hash")

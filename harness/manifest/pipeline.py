@@ -39,7 +39,8 @@ from pathlib import Path
 
 import yaml
 
-from harness.atomic import probe_writable, replace_dir
+from harness.atomic import name_error, probe_writable, remove_made, replace_dir
+from harness.bounded import read_yaml
 from harness.cli import (
     EXIT_BUDGET,
     EXIT_FAILED,
@@ -326,8 +327,8 @@ class Pipeline:
         if done.returncode != 0:
             self._record("certify", "failed", done.seconds, done.last_error_line())
         try:
-            index = yaml.safe_load((out / "index.yaml").read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as exc:
+            index = read_yaml(out / "index.yaml", what="certificate index")
+        except (OSError, ValueError, yaml.YAMLError) as exc:
             self._record("certify", "failed", done.seconds, f"no readable index.yaml: {exc}")
         if not isinstance(index, dict) or index.get("ruleset") != self.ruleset:
             self._record("certify", "failed", done.seconds, "index.yaml is not for this ruleset")
@@ -607,6 +608,8 @@ class Pipeline:
         """The run against the published record of its ruleset, when there is one."""
         published = record_path(self.manifests, self.ruleset)
         if not published.is_file():
+            where = published if self.manifests.is_dir() else f"{self.manifests}/ (no such folder)"
+            self.say(f"no published record to compare with: none at {where}")
             return None
         found = compare(doc, published, publisher_keys(self.manifests / "keys"))
         self.say(found.line())
@@ -620,14 +623,22 @@ class Pipeline:
         if self.publish:
             require_project_key(self.key, self.manifests)
             probe_writable(self.manifests)  # not after the work: a read-only folder fails now
-        probe_writable(self.work_root)
-        with hold(self.work_root / f".{self.ruleset}.lock", str(self.final)):
-            try:
-                return self._run()
-            except BaseException:
-                # Broken off (a full disk, Ctrl-C): no partial folder stays behind.
-                shutil.rmtree(self.work, ignore_errors=True)
+        made = probe_writable(self.work_root)
+        try:
+            with hold(self.work_root / f".{self.ruleset}.lock", str(self.final)):
+                try:
+                    return self._run()
+                except BaseException:
+                    # Broken off (a full disk, Ctrl-C): no partial folder stays behind.
+                    shutil.rmtree(self.work, ignore_errors=True)
+                    raise
+        except BaseException as exc:
+            remove_made(made)  # nor an empty work folder this run made
+            # The error names the work folder asked for, not a file of the folder just removed.
+            named = name_error(exc, self.work_root, staged=self.work)
+            if named is exc:
                 raise
+            raise named from exc
 
     def _run(self) -> VerifyReport:
         if self.work.exists():

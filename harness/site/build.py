@@ -202,7 +202,7 @@ def _build(out: Path, pages, sources: Sources, tables, results: list[Result]) ->
         all_pages += (rules_doc_page(),)
     rendered = render_pages(all_pages, extra=extra)
     with staging_dir(out) as tmp:
-        shutil.copytree(STATIC_DIR, tmp / "static", ignore=shutil.ignore_patterns("*.map"))
+        _copy_static(tmp / "static")
         _write_tables(tmp / "static" / "solved", tables)
         _write_downloads(tmp, results)
         if keys:
@@ -226,6 +226,15 @@ def _published_keys(sources: Sources) -> list:
     if sources.manifests_dir is None:
         return []
     return sorted(publisher_keys(sources.manifests_dir / KEYS_DIR).values(), key=lambda k: k.keyid)
+
+
+def _copy_static(dest: Path) -> None:
+    """The browser files (not source maps), copied file by file so that a failed copy is the
+    ``OSError`` of that file (``copytree`` gathers them into one ``shutil.Error``)."""
+    dest.mkdir()
+    for src in sorted(STATIC_DIR.iterdir()):
+        if src.is_file() and src.suffix != ".map":
+            shutil.copyfile(src, dest / src.name)
 
 
 def _write_tables(folder: Path, tables: list[SolvedTable]) -> None:
