@@ -23,6 +23,9 @@ from pathlib import Path
 import blake3
 
 from harness.atomic import write_atomic
+from harness.bounded import TooLongError, read_regular
+
+MAX_OBJECT_BYTES = 4 << 30  # one shared object (a solved table, a certificate shard set)
 
 
 class StoreError(OSError):
@@ -65,7 +68,9 @@ class SharedStore:
     def get(self, digest: str) -> bytes:
         path = self.path(digest)
         try:
-            data = path.read_bytes()
+            data = read_regular(path, MAX_OBJECT_BYTES, "shared object")
+        except TooLongError as exc:
+            raise StoreError(str(exc)) from None
         except OSError as exc:
             raise StoreError(f"{path}: cannot read a shared object: {exc.strerror}") from None
         if digest_of(data) != digest:
@@ -75,8 +80,8 @@ class SharedStore:
     @staticmethod
     def _intact(path: Path, digest: str) -> bool:
         try:
-            return digest_of(path.read_bytes()) == digest
-        except OSError:
+            return digest_of(read_regular(path, MAX_OBJECT_BYTES, "shared object")) == digest
+        except (OSError, ValueError):
             return False
 
 

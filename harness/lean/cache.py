@@ -31,8 +31,10 @@ from pathlib import Path
 import blake3
 
 from harness.atomic import write_atomic
+from harness.bounded import MAX_DOCUMENT, loads_json, read_regular, read_text
 
 CACHE_VERSION = "pop-harness lean result cache 1"
+MAX_SOURCE_BYTES = 256 << 20  # one file of a Lean project (a generated shard module: a few MB)
 
 # Files of the Lean project that are not modules but change what the modules mean.
 _PROJECT_FILES = ("lakefile.toml", "lakefile.lean", "lean-toolchain", "lake-manifest.json")
@@ -71,7 +73,8 @@ def model_hash(project: Path, generated: Path) -> str:
     hasher = blake3.blake3()
     _framed(hasher, CACHE_VERSION.encode())
     for path in sorted(set(files)):
-        _framed(hasher, path.relative_to(project).as_posix().encode(), path.read_bytes())
+        data = read_regular(path, MAX_SOURCE_BYTES, "Lean project file")
+        _framed(hasher, path.relative_to(project).as_posix().encode(), data)
     return hasher.hexdigest()
 
 
@@ -106,7 +109,7 @@ class ResultCache:
         self._entries: dict[str, dict] = {}
         if self.path is not None and self.path.exists():
             try:
-                data = json.loads(self.path.read_text(encoding="utf-8"))
+                data = loads_json(read_text(self.path, MAX_DOCUMENT, "result cache"))
                 if data.get("format") != self.FORMAT or not isinstance(data.get("entries"), dict):
                     raise ValueError("not a pop-harness Lean result cache")
                 self._entries = data["entries"]

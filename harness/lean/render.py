@@ -44,6 +44,7 @@ from pathlib import Path
 import jinja2
 
 from harness.atomic import staging_dir
+from harness.bounded import MAX_LINE, TooDeepError, loads_json, read_text
 from harness.cert.format import (
     CertificateError,
     certificate_hash,
@@ -76,6 +77,7 @@ ALLOWED_AXIOMS = ("propext", "Classical.choice", "Quot.sound")
 PINNED = "[" + ", ".join(ALLOWED_AXIOMS) + "]"
 ALIAS = "/-alias-/"
 MARKER = "render.json"
+MAX_CORPUS_BYTES = 256 << 20  # a transition corpus (the shared one is about 4 MB)
 
 
 class RenderError(ValueError):
@@ -800,17 +802,19 @@ def corpus_records(path: str | os.PathLike[str]) -> list[dict]:
     """Read a transition corpus (JSON lines); a bad line is a :class:`RenderError`."""
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_text(path, MAX_CORPUS_BYTES, "corpus")
+    except (OSError, ValueError) as exc:
         raise RenderError(f"{path}: cannot read the corpus ({exc})") from None
     out = []
-    for n, line in enumerate(lines, 1):
+    for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
+        if len(line) > MAX_LINE:
+            raise RenderError(f"{path} line {n}: {len(line):,} characters, not a corpus record")
         try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise RenderError(f"{path} line {n}: not JSON ({exc.msg})") from None
+            rec = loads_json(line)
+        except (json.JSONDecodeError, TooDeepError) as exc:
+            raise RenderError(f"{path} line {n}: not JSON ({getattr(exc, 'msg', exc)})") from None
         if (
             not isinstance(rec, dict)
             or not {"ruleset", "position", "action", "next", "result", "actions", "branches"}

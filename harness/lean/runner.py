@@ -73,8 +73,9 @@ from pathlib import Path
 from tqdm import tqdm
 
 from harness.atomic import write_atomic
+from harness.bounded import MAX_DOCUMENT, loads_json, read_text
 from harness.cli import HarnessError
-from harness.lean.cache import ResultCache, model_hash, module_key
+from harness.lean.cache import MAX_SOURCE_BYTES, ResultCache, model_hash, module_key
 from harness.lean.parse import (
     ALLOWED_AXIOMS,
     LeanOutput,
@@ -475,9 +476,9 @@ def discover_modules(project: Path, generated: str = "Generated") -> dict[str, M
     for name, path in names.items():
         rel = path.relative_to(project).as_posix()
         try:
-            source = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise HarnessError(f"{path}: not UTF-8 text") from None
+            source = read_text(path, MAX_SOURCE_BYTES, "Lean module")
+        except (OSError, ValueError) as exc:
+            raise HarnessError(str(exc)) from None
         deps, model = [], []
         for imp in parse_imports(source):
             if imp in names:
@@ -883,12 +884,10 @@ def _replay(
 
 def load_result(path: Path) -> dict:
     """Read a result file written by ``python -m harness lean`` (ValueError if it is not one)."""
-    import json
-
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        data = loads_json(read_text(path, MAX_DOCUMENT, "Lean result"))
+    except (OSError, ValueError) as exc:
         raise ValueError(f"{path}: cannot read a Lean result: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != RESULT_FORMAT:
         raise ValueError(f"{path}: not a {RESULT_FORMAT} file")

@@ -28,6 +28,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.bounded import read_text
 from harness.cli import EXIT_NO_LEAN, HarnessError
 
 EXIT_NO_TOOLCHAIN = EXIT_NO_LEAN
@@ -101,7 +102,8 @@ def read_pin(project: Path) -> str | None:
     path = Path(project) / "lean-toolchain"
     if not path.is_file():
         return None
-    lines = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    text = read_text(path, 4096, "lean-toolchain file")
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if len(lines) != 1 or not _PIN_RE.match(lines[0]):
         raise ValueError(
             f"{path}: expected one toolchain name such as leanprover/lean4:v4.22.0, "

@@ -44,6 +44,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from harness.bounded import UnsafeFileError, open_regular
+
 MIB = 1 << 20
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 FILE_MODE = 0o644
@@ -113,18 +115,24 @@ class SafeArchive:
     def __init__(self, source: Path | str | BinaryIO, limits: Limits | None = None) -> None:
         self.limits = limits or Limits()
         self._label = str(source) if isinstance(source, str | Path) else "archive"
+        self._file: BinaryIO | None = None
         try:
+            if isinstance(source, str | Path):
+                # A regular file only: a link is not followed, a FIFO not waited on.
+                self._file = source = open_regular(source)
             self._zip = zipfile.ZipFile(source)
         except FileNotFoundError:
             raise ArchiveError(f"{self._label}: no such file") from None
-        except IsADirectoryError:
-            raise ArchiveError(f"{self._label}: is a folder, not a zip archive") from None
+        except UnsafeFileError as exc:
+            raise ArchiveError(f"{self._label}: {exc.strerror}") from None
         except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as exc:
+            if self._file is not None:
+                self._file.close()
             raise ArchiveError(f"{self._label}: not a readable zip archive ({exc})") from None
         try:
             self._infos = self._check()
         except BaseException:
-            self._zip.close()
+            self.close()
             raise
         self.names = sorted(self._infos)
 
@@ -271,6 +279,8 @@ class SafeArchive:
 
     def close(self) -> None:
         self._zip.close()
+        if self._file is not None:
+            self._file.close()
 
     def __enter__(self) -> SafeArchive:
         return self

@@ -10,7 +10,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, HarnessError, positive
+from harness.bounded import read_text
+from harness.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, HarnessError, folder_path, positive
 from harness.lean.lean_cli import add_limit_arguments
 from harness.manifest import dsse
 from harness.manifest.keys import (
@@ -25,6 +26,8 @@ from harness.manifest.keys import (
     public_pem,
 )
 from harness.manifest.manifest import ManifestError, read_signed
+
+MAX_EXPECTED_BYTES = 16 << 20  # audit --expect: Lean's printed output
 
 KEY_HELP = (
     "private signing key (default: $POP_HARNESS_KEY or ~/.config/pop-harness/signing-key.pem)"
@@ -84,7 +87,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--manifests",
-        type=Path,
+        type=folder_path,
         default=Path("manifests"),
         metavar="DIR",
         help="the published records to compare with (default manifests); written only "
@@ -375,15 +378,18 @@ def _keys_generate(args: argparse.Namespace) -> int:
 def _keys_show(args: argparse.Namespace) -> int:
     path = args.key or default_key_path()
     try:
-        if path.exists() and b"PRIVATE KEY" in path.read_bytes()[:200]:
-            public = load_private(path).public
-        else:
-            public = load_verifying_key(path)
+        public = load_verifying_key(path)  # a private key's public half, or a public key
     except KeyFileError as exc:
         raise HarnessError(str(exc)) from None
     sys.stdout.write(public_pem(public).decode("ascii"))
     print(f"key id: {keyid(public)}")
     return EXIT_OK
+
+
+def _naming(path: Path, exc: Exception) -> str:
+    """The message of ``exc`` led by ``path``, unless it names a file of its own already."""
+    text = str(exc)
+    return text if text.startswith(str(path.with_suffix(""))) else f"{path}: {text}"
 
 
 def _manifest_verify(args: argparse.Namespace) -> int:
@@ -396,12 +402,12 @@ def _manifest_verify(args: argparse.Namespace) -> int:
     try:
         doc, _ = read_signed(args.file, public)
     except dsse.SignatureError as exc:
-        print(f"error: {args.file}: {exc}", file=sys.stderr)
+        print(f"error: {_naming(args.file, exc)}", file=sys.stderr)
         return EXIT_FAILED
-    except (dsse.EnvelopeError, ManifestError) as exc:
-        raise HarnessError(f"{args.file}: {exc}") from None
+    except (dsse.EnvelopeError, ManifestError, ValueError) as exc:
+        raise HarnessError(_naming(args.file, exc)) from None
     except OSError as exc:
-        raise HarnessError(f"{args.file}: cannot read: {exc.strerror}") from None
+        raise HarnessError(f"{exc.filename or args.file}: cannot read: {exc.strerror}") from None
     print(
         f"signature OK: {doc['kind']} manifest of {doc.get('ruleset', '?')}, "
         f"verdict {doc.get('verdict', '?')}, signed by {keyid(public)[:16]}"
@@ -465,8 +471,8 @@ def _audit(args: argparse.Namespace) -> int:
     expected = None
     if args.expect is not None:
         try:
-            expected = args.expect.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            expected = read_text(args.expect, MAX_EXPECTED_BYTES, "expected output")
+        except (OSError, ValueError) as exc:
             raise UnusableInput(f"{args.expect}: cannot read the expected output ({exc})") from None
     expect = Expectations(
         archive_sha256=normalize_hex(args.sha256, "--sha256"),

@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 
 from harness.atomic import write_atomic
+from harness.bounded import open_regular
 
 __all__ = ["write_atomic", "sha256_bytes", "sha256_file", "is_inside", "git_root", "scrub_paths"]
 
@@ -29,9 +30,10 @@ def sha256_bytes(data: bytes) -> str:
 
 
 def sha256_file(path: Path) -> str:
-    """Hex SHA-256 of a file, read in chunks (certificate shards can be large)."""
+    """Hex SHA-256 of a regular file, read in chunks (certificate shards can be large); a
+    link is not followed and a FIFO not waited on (:func:`harness.bounded.open_regular`)."""
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         while chunk := fh.read(CHUNK):
             h.update(chunk)
     return h.hexdigest()

@@ -28,6 +28,7 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from harness.bounded import TooLongError, UnsafeFileError, read_regular
 from harness.manifest.fsutil import git_root, write_atomic
 
 KEY_FILE = "signing-key.pem"
@@ -132,12 +133,21 @@ def _existing_parent(path: Path) -> Path:
     return Path("/")
 
 
+MAX_KEY_BYTES = 64 << 10  # a PEM Ed25519 key is about 120 bytes
+
+
 def _read(path: Path, what: str) -> bytes:
     try:
-        return Path(path).read_bytes()
+        return read_regular(path, MAX_KEY_BYTES, what)
     except FileNotFoundError:
         hint = " (run `python -m harness keys generate`)" if what == "private key" else ""
         raise KeyFileError(f"{path}: no {what} there{hint}") from None
+    except UnsafeFileError as exc:
+        raise KeyFileError(f"{path}: the {what} {exc.strerror}") from None
+    except TooLongError:
+        raise KeyFileError(
+            f"{path}: too large for a {what} (over {MAX_KEY_BYTES:,} bytes)"
+        ) from None
     except OSError as exc:
         raise KeyFileError(f"{path}: cannot read the {what}: {exc.strerror}") from None
 

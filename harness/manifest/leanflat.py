@@ -29,6 +29,8 @@ import graphlib
 import re
 from pathlib import Path
 
+from harness.bounded import read_text
+from harness.lean.cache import MAX_SOURCE_BYTES
 from harness.lean.parse import parse_imports, strip_comments
 
 
@@ -76,7 +78,10 @@ def flatten(project: Path, roots: list[str]) -> tuple[str, list[str]]:
         path = module_path(project, name)
         if not path.is_file():
             raise FlattenError(f"module {name}: no file {path}")
-        source = path.read_text(encoding="utf-8")
+        try:
+            source = read_text(path, MAX_SOURCE_BYTES, "Lean module")
+        except (OSError, ValueError) as exc:
+            raise FlattenError(f"module {name}: {exc}") from None
         if re.match(r"\s*prelude\b", strip_comments(source)):
             raise FlattenError(f"module {name} ({path}): a prelude module cannot be flattened")
         sources[name] = source

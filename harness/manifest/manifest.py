@@ -27,6 +27,7 @@ b'format: pop-harness/manifest/1'
 
 from __future__ import annotations
 
+import os
 import platform
 import subprocess
 import sys
@@ -37,7 +38,7 @@ from typing import Any
 import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from harness.bounded import TooDeepError, check_depth, read_regular
+from harness.bounded import TooDeepError, load_yaml, read_regular
 from harness.manifest import dsse
 from harness.manifest.fsutil import sha256_file, write_atomic
 from harness.manifest.keys import SigningKey
@@ -143,15 +144,11 @@ def write_manifest(yaml_path: Path, doc: dict, key: SigningKey) -> bytes:
 def parse_payload(payload: bytes) -> dict:
     """Parse signed YAML bytes into a manifest mapping (ManifestError if it is not one)."""
     try:
-        text = payload.decode("utf-8")
-        check_depth(text, what="signed payload")
-        doc = yaml.safe_load(text)
+        doc = load_yaml(payload.decode("utf-8"), what="signed payload")
     except TooDeepError as exc:
         raise ManifestError(f"signed payload is not a manifest ({exc})") from None
     except (UnicodeDecodeError, yaml.YAMLError) as exc:
         raise ManifestError(f"signed payload is not YAML: {str(exc).splitlines()[0]}") from None
-    except RecursionError:
-        raise ManifestError("signed payload is not a manifest (nested too deeply)") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ManifestError(f"signed payload is not a {FORMAT} manifest")
     if doc.get("kind") not in KINDS:
@@ -181,14 +178,14 @@ def read_signed(path: Path, public: Ed25519PublicKey) -> tuple[dict, bytes]:
         env_path, yml = path, yaml_path_of(path)
     else:
         env_path, yml = envelope_path(path), path
-    if path == yml and not (yml.is_file() or yml.is_symlink()):
+    if path == yml and not os.path.lexists(yml):
         raise ManifestError(f"{yml}: not found")  # the file asked for, not its envelope
-    if not env_path.is_file():
+    if not os.path.lexists(env_path):
         raise ManifestError(f"{env_path}: no signature envelope (an unsigned manifest is refused)")
     # Regular files only, never followed through a link, and bounded in size.
     envelope = read_regular(env_path, dsse.MAX_ENVELOPE_BYTES, "signature envelope")
     payload = dsse.verify(envelope, public, dsse.MANIFEST_TYPE)
-    if yml.is_file() or yml.is_symlink():
+    if os.path.lexists(yml):
         if read_regular(yml, dsse.MAX_ENVELOPE_BYTES, "manifest") != payload:
             raise dsse.SignatureError(
                 f"{yml}: differs from the payload signed in {env_path.name} (edited after signing)"

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from harness.bounded import read_regular
 from harness.cli import HarnessError
 from harness.manifest import dsse
 from harness.manifest.fsutil import write_atomic
@@ -81,8 +82,8 @@ def key_file_name(key_id: str) -> str:
 def claimed_signer(envelope: Path) -> str | None:
     """The key id the envelope file's first signature names (None when unreadable)."""
     try:
-        return claimed_signer_of(Path(envelope).read_bytes())
-    except OSError:
+        return claimed_signer_of(_read_envelope(Path(envelope)))
+    except (OSError, ValueError):
         return None
 
 
@@ -204,9 +205,8 @@ def publish_run(
     removed += [p for p in _open_record(manifests, ruleset) if p.exists()]
     write_atomic(zip_path, archive, mode=0o644)
     write_atomic(target, data)
-    write_atomic(
-        target.with_name(f"{ruleset}.dsse.json"), (Path(run) / "manifest.dsse.json").read_bytes()
-    )
+    envelope = _read_envelope(Path(run) / "manifest.dsse.json")
+    write_atomic(target.with_name(f"{ruleset}.dsse.json"), envelope)
     for stale in removed:
         stale.unlink()
     return [target, target.with_name(f"{ruleset}.dsse.json"), zip_path], removed
@@ -219,9 +219,14 @@ def publish_open(ruleset: str, partial: Path, manifests: Path, key: SigningKey) 
     if record_path(manifests, ruleset).exists():
         return None
     yml, env = _open_record(manifests, ruleset)
-    write_atomic(yml, (Path(partial) / "manifest.yaml").read_bytes())
-    write_atomic(env, (Path(partial) / "manifest.dsse.json").read_bytes())
+    manifest = read_regular(Path(partial) / "manifest.yaml", dsse.MAX_ENVELOPE_BYTES, "manifest")
+    write_atomic(yml, manifest)
+    write_atomic(env, _read_envelope(Path(partial) / "manifest.dsse.json"))
     return yml
+
+
+def _read_envelope(path: Path) -> bytes:
+    return read_regular(path, dsse.MAX_ENVELOPE_BYTES, "signature envelope")
 
 
 def _open_record(manifests: Path, ruleset: str) -> tuple[Path, Path]:

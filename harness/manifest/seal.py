@@ -28,8 +28,10 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from harness.bounded import read_regular
 from harness.cli import HarnessError
-from harness.manifest.archive import write_deterministic
+from harness.manifest.archive import Limits, write_deterministic
+from harness.manifest.dsse import MAX_ENVELOPE_BYTES
 from harness.manifest.fsutil import sha256_bytes, write_atomic
 from harness.manifest.keys import SigningKey
 from harness.manifest.manifest import check_files, read_signed, sign_manifest
@@ -37,6 +39,12 @@ from harness.manifest.manifest import check_files, read_signed, sign_manifest
 MANIFEST_NAME = "MANIFEST.yaml"
 ENVELOPE_NAME = "MANIFEST.dsse.json"
 CHECK_NAME = "CHECK.md"
+
+
+def _member(path: Path) -> bytes:
+    """A run's file for the archive: a regular file within the archive's member limit (a
+    link in the run folder is not followed into the archive)."""
+    return read_regular(path, Limits().max_member_bytes, "archive member")
 
 
 def _claim(doc: dict) -> str:
@@ -152,7 +160,7 @@ def collect(doc: dict, work: Path, verify_yaml: bytes, verify_env: bytes) -> dic
             + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
         )
     name = archive_name(doc)
-    members = {f"{name}/{rel}": (work / rel).read_bytes() for rel in doc["files"]}
+    members = {f"{name}/{rel}": _member(work / rel) for rel in doc["files"]}
     members[f"{name}/manifests/verify.yaml"] = verify_yaml
     members[f"{name}/manifests/verify.dsse.json"] = verify_env
     members[f"{name}/{CHECK_NAME}"] = check_md(doc, name).encode("utf-8")
@@ -184,7 +192,7 @@ def build_archive(manifest: Path, work: Path, key: SigningKey) -> tuple[bytes, s
     if doc.get("kind") != "verify":
         raise HarnessError(f"{manifest}: a {doc.get('kind')} manifest, not a verify manifest")
     env_path = manifest.with_name(manifest.name.removesuffix(".yaml") + ".dsse.json")
-    verify_env = env_path.read_bytes()
+    verify_env = read_regular(env_path, MAX_ENVELOPE_BYTES, "signature envelope")
     members = collect(doc, work, verify_yaml, verify_env)
     name = archive_name(doc)
     sdoc = seal_doc(doc, members, name, verify_yaml)

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import yaml
 
+from harness.bounded import read_yaml
 from harness.cli import EXIT_BUDGET, HarnessError
 
 DEPTH = re.compile(r"no (x|o) win within (\d+) plies")
@@ -90,8 +91,8 @@ def published_record(ruleset: str, manifests: Path) -> dict | None:
         if not path.is_file():
             continue
         try:
-            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            doc = read_yaml(path, what="manifest")
+        except (OSError, ValueError, yaml.YAMLError):
             continue
         if not isinstance(doc, dict):
             continue

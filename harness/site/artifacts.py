@@ -23,13 +23,14 @@ Nothing is made up: a missing artifact is reported as missing, and the pages say
 from __future__ import annotations
 
 import hashlib
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
+from harness.bounded import MAX_DOCUMENT, load_yaml, read_yaml
 from harness.cli import HarnessError
+from harness.manifest.fsutil import sha256_file
 from harness.manifest.manifest import check_files
 from harness.manifest.publish import ARCHIVES_DIR, KEYS_DIR, OPEN_DIR, PublisherKey
 
@@ -123,9 +124,10 @@ class Result:
 
 def _load_yaml(path: Path) -> dict:
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        doc = read_yaml(path, what="manifest")
+    except (OSError, ValueError, yaml.YAMLError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        first = first.removeprefix(f"{path}: ")  # the path is said once
         raise HarnessError(f"site: {path}: not a readable manifest ({first})") from None
     if not isinstance(doc, dict) or "kind" not in doc:
         raise HarnessError(f"site: {path}: not a manifest (no 'kind')")
@@ -220,19 +222,20 @@ def _attach_archive(result: Result, dist_dir: Path | None) -> None:
 
 
 def _read_archive(path: Path, name: str, cert_hash) -> tuple[Archive | None, str]:
-    data = path.read_bytes()
+    from harness.manifest.archive import SafeArchive
+
     try:
-        with zipfile.ZipFile(path) as zf:
-            members = zf.namelist()
-            seal = yaml.safe_load(zf.read(f"{name}/{ARCHIVE_SEAL}").decode("utf-8"))
-    except (zipfile.BadZipFile, KeyError, UnicodeDecodeError, yaml.YAMLError, OSError) as exc:
+        with SafeArchive(path) as ar:
+            members = ar.names
+            seal = load_yaml(ar.read(f"{name}/{ARCHIVE_SEAL}", MAX_DOCUMENT).decode("utf-8"))
+        sha, size = sha256_file(path), path.lstat().st_size
+    except (KeyError, ValueError, yaml.YAMLError, OSError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return None, f"the archive {path.name} cannot be read ({first}); it is not published"
     sealed = (seal or {}).get("certificate") if isinstance(seal, dict) else None
     if (seal or {}).get("kind") != "seal" or (sealed or {}).get("hash") != cert_hash:
         return None, f"the archive {path.name} does not seal this result's certificate"
-    sha = hashlib.sha256(data).hexdigest()
-    return Archive(path, name, sha, len(data), len(members), seal), ""
+    return Archive(path, name, sha, size, len(members), seal), ""
 
 
 def _work_from_archive(result: Result, scratch: Path) -> None:

@@ -80,6 +80,7 @@ from pathlib import Path
 import numpy as np
 
 from harness.atomic import write_atomic
+from harness.bounded import MAX_DOCUMENT, loads_json, read_text
 from harness.rules.geometry import geometry
 from harness.rules.position import Position
 from harness.rules.ruleset import Ruleset
@@ -848,7 +849,9 @@ def _open_workdir(workdir: Path | None, rs: Ruleset, fresh: bool) -> tuple[Path 
                 p.unlink()
     if meta_path.exists():
         try:
-            meta = json.loads(meta_path.read_text())
+            meta = loads_json(read_text(meta_path, MAX_DOCUMENT, "run marker"))
+            if not isinstance(meta, dict):
+                raise ValueError("not a mapping")
         except (OSError, ValueError):
             raise LeanError(
                 f"work folder {str(workdir)!r}: run.json is unreadable; pass --fresh to start over"
@@ -877,7 +880,10 @@ def _open_workdir(workdir: Path | None, rs: Ruleset, fresh: bool) -> tuple[Path 
     enum_path = workdir / "enumerated.json"
     if enum_path.exists():
         try:
-            return workdir, json.loads(enum_path.read_text())
+            enumerated = loads_json(read_text(enum_path, MAX_DOCUMENT, "enumeration marker"))
+            if not isinstance(enumerated, dict):
+                raise ValueError("not a mapping")
+            return workdir, enumerated
         except (OSError, ValueError):
             enum_path.unlink(missing_ok=True)
     return workdir, {}
@@ -1590,7 +1596,7 @@ class _PlyCheckpoint:
     def mark(folder: Path) -> dict:
         """The marker of the last save ({} when there is none or it is unreadable)."""
         try:
-            mark = json.loads((folder / "retrograde.json").read_text())
+            mark = loads_json(read_text(folder / "retrograde.json", MAX_DOCUMENT, "save marker"))
         except (OSError, ValueError):
             return {}
         return mark if isinstance(mark, dict) else {}
