@@ -271,6 +271,20 @@ def read_yaml(path: str | os.PathLike[str], max_bytes: int = MAX_DOCUMENT, what:
     return load_yaml(read_text(path, max_bytes, what), what=f"{path}")
 
 
+def reason(exc: BaseException, path: str | os.PathLike[str]) -> str:
+    """What a reader's error says about ``path``, without the path it starts with, for a
+    message that names the path once itself.
+
+    >>> reason(UnsafeFileError(22, "is a FIFO, not a regular file", "cfg"), "cfg")
+    'is a FIFO, not a regular file'
+    >>> reason(TooLongError("cfg: 9 bytes, more than the 8 a config may have"), "cfg")
+    '9 bytes, more than the 8 a config may have'
+    """
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc).removeprefix(f"{os.fspath(path)}: ")
+
+
 def gunzip_lines(
     fh: BinaryIO, *, max_bytes: int, max_line: int, where: str = ""
 ) -> Iterator[bytes]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.bounded import TooDeepError, load_yaml, one_line, read_text
+from harness.bounded import TooDeepError, load_yaml, one_line, read_text, reason
 from harness.cli import HarnessError
 from harness.cluster.options import ClusterSpec, machine_cores
 from harness.cluster.store import SharedStore
@@ -84,7 +84,9 @@ def load_config(path: Path) -> tuple[str, dict, dict]:
     except TooDeepError as exc:
         raise HarnessError(str(exc)) from None
     except (OSError, ValueError) as exc:
-        raise HarnessError(f"--cluster-config {path}: cannot read it: {exc}") from None
+        raise HarnessError(
+            f"--cluster-config {path}: cannot read it: {reason(exc, path)}"
+        ) from None
     except yaml.YAMLError as exc:
         raise HarnessError(
             f"--cluster-config {path}: not YAML: {one_line(str(exc), 200)}"

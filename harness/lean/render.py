@@ -44,7 +44,7 @@ from pathlib import Path
 import jinja2
 
 from harness.atomic import staging_dir
-from harness.bounded import MAX_LINE, TooDeepError, loads_json, read_text
+from harness.bounded import MAX_LINE, TooDeepError, loads_json, read_text, reason
 from harness.cert.format import (
     CertificateError,
     certificate_hash,
@@ -804,7 +804,7 @@ def corpus_records(path: str | os.PathLike[str]) -> list[dict]:
     try:
         text = read_text(path, MAX_CORPUS_BYTES, "corpus")
     except (OSError, ValueError) as exc:
-        raise RenderError(f"{path}: cannot read the corpus ({exc})") from None
+        raise RenderError(f"{path}: cannot read the corpus: {reason(exc, path)}") from None
     out = []
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():

@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness.bounded import read_text
+from harness.bounded import read_text, reason
 from harness.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, HarnessError, folder_path, positive
 from harness.lean.lean_cli import add_limit_arguments
 from harness.manifest import dsse
@@ -473,7 +473,8 @@ def _audit(args: argparse.Namespace) -> int:
         try:
             expected = read_text(args.expect, MAX_EXPECTED_BYTES, "expected output")
         except (OSError, ValueError) as exc:
-            raise UnusableInput(f"{args.expect}: cannot read the expected output ({exc})") from None
+            why = reason(exc, args.expect)
+            raise UnusableInput(f"{args.expect}: cannot read the expected output: {why}") from None
     expect = Expectations(
         archive_sha256=normalize_hex(args.sha256, "--sha256"),
         model_sha256=normalize_hex(args.model_sha256, "--model-sha256"),
