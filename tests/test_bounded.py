@@ -126,3 +126,21 @@ def test_text_that_is_not_utf8_is_named_with_its_byte(tmp_path):
     path.write_bytes(b"ok\xff")
     with pytest.raises(ValueError, match=r"t: the corpus is not UTF-8 text \(byte 2\)"):
         read_text(path, 100, "corpus")
+
+
+def test_the_nesting_scan_is_linear_on_a_megabyte_of_escaped_quotes():
+    # A backtracking scan took 5 s on 64 KB of these and grows with the square: on 1 MB it
+    # would run for hours. The alarm turns such a hang into a failure.
+    import signal
+
+    def hung(signum, frame):
+        raise TimeoutError("the nesting scan did not finish within 20 s")
+
+    text = "[" * 65 + '"' + '\\"' * 500_000
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(20)
+    try:
+        assert nesting_depth(text) == 65
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
