@@ -12,7 +12,7 @@ Two tables, printed as Markdown, measured in one run:
    by construction), next to a plain ``certify``'s build (one table, a different
    certificate).
 
-3. **Split strong solve**: the lean solver (:mod:`harness.solver.distributed`) of the 4x5 c4
+3. **Split strong solve**: the lean solver (:mod:`harness.solver.compact.dask_runner`) of the 4x5 c4
    torus research ruleset (5x5 c4 with ``--big``) with no cluster and on LocalClusters of 1
    and 2 workers: wall seconds, speed-up against no cluster, tasks (and per worker), the
    tasks' own compute seconds (Dask's task stream), the coordinator's CPU seconds, and the
@@ -47,8 +47,8 @@ from harness.cert.split import split_build  # noqa: E402
 from harness.cluster import ClusterSpec, Session  # noqa: E402
 from harness.rules import Ruleset  # noqa: E402
 from harness.rules.position import PLAYERS, Position  # noqa: E402
-from harness.solver import lean  # noqa: E402
-from harness.solver.distributed import DaskRunner  # noqa: E402
+from harness.solver import compact  # noqa: E402
+from harness.solver.compact.dask_runner import DaskRunner  # noqa: E402
 from harness.solver.proof import ProofSearch  # noqa: E402
 from harness.solver.split_search import split_prove  # noqa: E402
 
@@ -163,7 +163,7 @@ def solve_rows(ruleset: str) -> list[str]:
         if workers == 0:
             cpu0 = time.process_time()
             t = time.perf_counter()
-            sol = lean.solve(rs, progress=False)
+            sol = compact.solve(rs, progress=False)
             wall = time.perf_counter() - t
             coordinator = time.process_time() - cpu0
             tasks, per, compute = "—", "", None
@@ -174,7 +174,7 @@ def solve_rows(ruleset: str) -> list[str]:
                 with get_task_stream(session.client) as stream:
                     cpu0 = time.process_time()
                     t = time.perf_counter()
-                    sol = lean.solve(rs, progress=False, runner=runner)
+                    sol = compact.solve(rs, progress=False, runner=runner)
                     wall = time.perf_counter() - t
                     coordinator = time.process_time() - cpu0
                 compute = sum(

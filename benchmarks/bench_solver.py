@@ -15,15 +15,15 @@ Three tables, printed as Markdown:
 
 3. **Research certificates**: ``certify`` then ``check`` of the 4x4 and 5x5 c8 research
    rulesets (6x6 with ``--big``): winner, plies, entries, shards, bytes, wall seconds.
-4. **Lean solver** (``--lean``, also with ``--big``): the same strong solves by today's
-   retrograde solver, the lean solver (:mod:`harness.solver.lean`, in memory and, with
-   ``--lean-workdir``, out of core) and, where ``g++`` exists, the C++ baseline of
+4. **Compact solver** (``--compact``, also with ``--big``): the same strong solves by today's
+   retrograde solver, the compact solver (:mod:`harness.solver.compact`, in memory and, with
+   ``--compact-workdir``, out of core) and, where ``g++`` exists, the C++ baseline of
    ``../shared/bench/cpp`` (built in a temporary folder outside the project), one after the
    other in this run: classes, value, CPU and wall seconds, classes per CPU second, peak
    resident memory of the solving process (``/usr/bin/time``'s maximum RSS where it exists,
    else the process's own high-water mark) and bytes per class, disk. The targets of issue
    11 are read off it: at most 32 bytes per class on 5x5 c4 torus, classes/s no lower.
-5. **Proof search** (``--lean`` too): the proof-number search (:mod:`harness.solver.pns`)
+5. **Proof search** (``--compact`` too): the proof-number search (:mod:`harness.solver.pns`)
    against today's depth-first proof search on the same proofs: nodes, seconds, nodes per
    CPU second, ratio.
 
@@ -56,8 +56,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from harness.rules import Position, Ruleset, legal_actions, play_unchecked  # noqa: E402
-from harness.solver.batch import States, engine  # noqa: E402
+from harness.solver.batch import engine  # noqa: E402
 from harness.solver.retrograde import BATCH  # noqa: E402
+from harness.solver.states import States  # noqa: E402
 
 FAMILY = [f"pop1-4x4-c{c}-torus-continue-binempty-king-nozero-nojump" for c in (3, 4, 5)]
 BIG = "pop1-5x5-c4-torus-continue-binempty-king-nozero-nojump"
@@ -265,8 +266,8 @@ def certify_and_check(rid: str, timeout: float) -> dict:
     return report
 
 
-LEAN_SET = ["pop1-5x5-c3-torus-continue-binempty-king-nozero-nojump"]
-LEAN_BIG = "pop1-5x5-c4-torus-continue-binempty-king-nozero-nojump"
+COMPACT_SET = ["pop1-5x5-c3-torus-continue-binempty-king-nozero-nojump"]
+COMPACT_BIG = "pop1-5x5-c4-torus-continue-binempty-king-nozero-nojump"
 TIME = Path("/usr/bin/time")
 
 
@@ -333,8 +334,8 @@ def cpp_solve(rid: str, timeout: float = 7200) -> dict | None:
     return out
 
 
-def bench_lean(rids: list[str], workdir: Path | None, threads: int = 1) -> list[dict]:
-    print("\n## Lean solver, today's retrograde solver and the C++ baseline (one run)\n")
+def bench_compact(rids: list[str], workdir: Path | None, threads: int = 1) -> list[dict]:
+    print("\n## Compact solver, today's retrograde solver and the C++ baseline (one run)\n")
     _, idle = _timed([sys.executable, "-m", "harness", "solve", "--help"], 60)
     base = idle["peak_bytes"]
     print(
@@ -348,13 +349,18 @@ def bench_lean(rids: list[str], workdir: Path | None, threads: int = 1) -> list[
     print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     rows = []
     for rid in rids:
-        runs = [("retrograde", solve_with(rid, "retrograde")), ("lean", solve_with(rid, "lean"))]
+        runs = [
+            ("retrograde", solve_with(rid, "retrograde")),
+            ("compact", solve_with(rid, "compact")),
+        ]
         if threads > 1:
             # The same solve on threads (--threads): its gain is in wall seconds.
-            runs.append((f"lean, {threads} threads", solve_with(rid, "lean", threads=threads)))
+            runs.append(
+                (f"compact, {threads} threads", solve_with(rid, "compact", threads=threads))
+            )
         if workdir is not None and rid == rids[0]:
             # Out of core once, on the smallest (the in-memory runs show the scaling).
-            runs.append(("lean, out of core", solve_with(rid, "lean", workdir / "lean")))
+            runs.append(("compact, out of core", solve_with(rid, "compact", workdir / "compact")))
         ref = runs[0][1]
         for name, r in runs[1:]:
             if (r["value"], r["plies"], r["positions"]) != (
@@ -394,10 +400,10 @@ def bench_lean(rids: list[str], workdir: Path | None, threads: int = 1) -> list[
 
 
 def bench_scaling(rids: list[str], against: bool = False, threads: int = 1) -> list[dict]:
-    """The lean solver on bigger rulesets (``--lean-scale``): how it scales; with
+    """The compact solver on bigger rulesets (``--compact-scale``): how it scales; with
     ``against`` (``--scale-retrograde``) today's retrograde solver on them too, in turn, and
-    with ``threads`` (``--lean-threads``) the lean solver on that many threads too."""
-    print("\n## Lean solver scaling (in memory; the rows above are its small end)\n")
+    with ``threads`` (``--compact-threads``) the compact solver on that many threads too."""
+    print("\n## Compact solver scaling (in memory; the rows above are its small end)\n")
     print(
         "| ruleset | solver | classes | value | plies | CPU s | wall s | classes/CPU s "
         "| ratio | wall ratio | peak MiB | bytes/class |"
@@ -406,12 +412,12 @@ def bench_scaling(rids: list[str], against: bool = False, threads: int = 1) -> l
     rows = []
     for rid in rids:
         runs = [("retrograde", solve_with(rid, "retrograde"))] if against else []
-        runs.append(("lean", solve_with(rid, "lean", timeout=6 * 3600)))
+        runs.append(("compact", solve_with(rid, "compact", timeout=6 * 3600)))
         if threads > 1:
             runs.append(
                 (
-                    f"lean, {threads} threads",
-                    solve_with(rid, "lean", timeout=6 * 3600, threads=threads),
+                    f"compact, {threads} threads",
+                    solve_with(rid, "compact", timeout=6 * 3600, threads=threads),
                 )
             )
         first = runs[0][1]["classes"] / runs[0][1]["process_cpu_s"]
@@ -476,24 +482,26 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--reference-all", action="store_true", help="reference solves of c4/c5")
     ap.add_argument(
-        "--lean",
+        "--compact",
         action="store_true",
-        help="only tables 4 and 5: lean solver (5x5 c3 and c4) and proof search (minutes)",
+        help="only tables 4 and 5: compact solver (5x5 c3 and c4) and proof search (minutes)",
     )
     ap.add_argument(
-        "--lean-workdir", type=Path, help="also run the lean solver out of core in this folder"
+        "--compact-workdir",
+        type=Path,
+        help="also run the compact solver out of core in this folder",
     )
     ap.add_argument(
-        "--lean-scale",
+        "--compact-scale",
         nargs="+",
         default=[],
         metavar="RULESET",
-        help="with --lean: also the lean solver alone on these (e.g. 5x5 c5 torus, minutes)",
+        help="with --compact: also the compact solver alone on these (e.g. 5x5 c5 torus, minutes)",
     )
     ap.add_argument(
         "--scale-retrograde",
         action="store_true",
-        help="with --lean-scale: today's retrograde solver on them too (5x5 c5 torus: 4 GB)",
+        help="with --compact-scale: today's retrograde solver on them too (5x5 c5 torus: 4 GB)",
     )
     ap.add_argument(
         "--proofs",
@@ -501,11 +509,11 @@ def main(argv: list[str] | None = None) -> int:
         help="only table 5: the proof searches (with --big also 6x6 c8 torus, minutes)",
     )
     ap.add_argument(
-        "--lean-threads",
+        "--compact-threads",
         type=int,
         default=1,
         metavar="N",
-        help="with --lean: also the lean solver on N threads (--threads N)",
+        help="with --compact: also the compact solver on N threads (--threads N)",
     )
     ap.add_argument("--sample", type=int, default=1500, help="positions for table 1")
     ap.add_argument("--json", type=Path, help="also write the raw figures here")
@@ -517,12 +525,14 @@ def main(argv: list[str] | None = None) -> int:
             args.json.write_text(json.dumps({"proofs": proofs}, indent=1))
         return 0
 
-    if args.lean:
-        lean_rows = bench_lean(LEAN_SET + [LEAN_BIG], args.lean_workdir, args.lean_threads)
+    if args.compact:
+        compact_rows = bench_compact(
+            COMPACT_SET + [COMPACT_BIG], args.compact_workdir, args.compact_threads
+        )
         proofs = bench_proofs(PROOFS[:2] + (PROOFS[2:] if args.big else []))
-        scaling = bench_scaling(args.lean_scale, args.scale_retrograde, args.lean_threads)
+        scaling = bench_scaling(args.compact_scale, args.scale_retrograde, args.compact_threads)
         if args.json:
-            figures = {"lean": lean_rows, "proofs": proofs, "scaling": scaling}
+            figures = {"compact": compact_rows, "proofs": proofs, "scaling": scaling}
             args.json.write_text(json.dumps(figures, indent=1))
         return 0
     rulesets = FAMILY + [BIG]
@@ -594,7 +604,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{c['bytes']} | {c['certify_wall_s']:.1f} | {c['check_wall_s']:.1f} |",
             flush=True,
         )
-    lean_rows = bench_lean(LEAN_SET + ([LEAN_BIG] if args.big else []), args.lean_workdir)
+    compact_rows = bench_compact(
+        COMPACT_SET + ([COMPACT_BIG] if args.big else []), args.compact_workdir
+    )
     proofs = bench_proofs(PROOFS[:2] + (PROOFS[2:] if args.big else []))
     if args.json:
         args.json.write_text(
@@ -603,7 +615,7 @@ def main(argv: list[str] | None = None) -> int:
                     "successors": gen,
                     "solves": solves,
                     "certificates": certs,
-                    "lean": lean_rows,
+                    "compact": compact_rows,
                     "proofs": proofs,
                 },
                 indent=1,

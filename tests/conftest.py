@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.solver import lean
+from harness.solver.compact import store as compact_store
 
 
 @pytest.fixture
@@ -17,14 +17,14 @@ def leaky_key_filters(monkeypatch):
     made: list = []
 
     def leak() -> list:
-        monkeypatch.setattr(lean, "FILTER_OPEN", 1.0)
-        monkeypatch.setattr(lean.KeyFilter, "may_hold", leaky)
-        monkeypatch.setattr(lean.KeyFilter, "of_store", classmethod(counted))
+        set_everywhere(monkeypatch, "FILTER_OPEN", 1.0)
+        monkeypatch.setattr(compact_store.KeyFilter, "may_hold", leaky)
+        monkeypatch.setattr(compact_store.KeyFilter, "of_store", classmethod(counted))
         return made
 
     rng = np.random.default_rng(0)
-    real_hold = lean.KeyFilter.may_hold
-    real_of_store = lean.KeyFilter.of_store.__func__
+    real_hold = compact_store.KeyFilter.may_hold
+    real_of_store = compact_store.KeyFilter.of_store.__func__
 
     def leaky(self, keys):
         return real_hold(self, keys) | (rng.random(len(keys)) < 0.5)
@@ -34,3 +34,20 @@ def leaky_key_filters(monkeypatch):
         return real_of_store(cls, store, values, kinds, count)
 
     return leak
+
+
+def set_everywhere(monkeypatch, name: str, value) -> None:
+    """Set ``name`` to ``value`` in every module of the compact solver (and the class index
+    it searches with) that binds it: a constant or function is imported by the modules that
+    use it, so each binding is set."""
+    import sys
+
+    bound = [
+        module
+        for key, module in list(sys.modules.items())
+        if (key.startswith("harness.solver.compact.") or key == "harness.solver.classindex")
+        and hasattr(module, name)
+    ]
+    assert bound, f"no module of the compact solver has {name}"
+    for module in bound:
+        monkeypatch.setattr(module, name, value)

@@ -192,7 +192,7 @@ def test_a_reader_refuses_a_fifo_or_a_link_by_name(command, special, request, tm
         "manifest verify --key": ["manifest", "verify", _published(SMALL), "--key", path],
         "audit --key": ["audit", archive, "--key", path, "--out", "audit"],
         "audit --expect": ["audit", archive, "--expect", path, "--out", "audit"],
-        "cluster-config": ["solve", SMALL, "--method", "lean", "--cluster-config", path],
+        "cluster-config": ["solve", SMALL, "--method", "compact", "--cluster-config", path],
         "render": ["render", str(cert), "--out", "gen", "--corpus", path],
     }[command]
     done = harness(*argv, cwd=tmp_path)
@@ -269,7 +269,7 @@ def listener():
 )
 def test_a_scheduler_that_is_not_dask_is_one_line(listener, reply, why, tmp_path):
     address = listener(reply)
-    done = harness("solve", SMALL, "--method", "lean", "--scheduler", address, cwd=tmp_path)
+    done = harness("solve", SMALL, "--method", "compact", "--scheduler", address, cwd=tmp_path)
     refused(done, 2, f"--scheduler {address}", why)
 
 
@@ -296,7 +296,7 @@ def test_an_in_process_scheduler_address_names_the_option(tmp_path):
 def test_a_deeply_nested_cluster_config_is_one_line(text, tmp_path):
     (tmp_path / "deep.yaml").write_text(text)
     done = harness(
-        "solve", SMALL, "--method", "lean", "--cluster-config", "deep.yaml", cwd=tmp_path
+        "solve", SMALL, "--method", "compact", "--cluster-config", "deep.yaml", cwd=tmp_path
     )
     refused(done, 2, "--cluster-config deep.yaml", "nested deeper than 64 levels")
 

@@ -179,12 +179,12 @@ def run_certify(args: argparse.Namespace) -> int:
 
         method = pick_method(rs)
         if method != "proof":
-            from harness.solver.lean import solve as lean_solve
+            from harness.solver.compact import solve as compact_solve
             from harness.solver.retrograde import solve
 
             if say is not None:
                 say(f"no win within {args.max_plies} plies; solving {rs.id} strongly ({method})")
-            sol = (solve if method == "retrograde" else lean_solve)(rs, progress=None)
+            sol = (solve if method == "retrograde" else compact_solve)(rs, progress=None)
             if sol.value == "draw":
                 return _certify_draw(args, rs, sol, say)
     if result.winner is None:
@@ -314,7 +314,7 @@ def _budget_spent(search: ProofSearch, state: Path | None, what: str) -> int:
 
 
 def _load_solution(path: Path, rs: Ruleset):
-    from harness.solver.retrograde import Solution
+    from harness.solver.solution import Solution
 
     try:
         sol = Solution.load(path)

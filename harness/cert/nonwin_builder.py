@@ -37,8 +37,10 @@ import numpy as np
 from harness.cert.format import Shard
 from harness.cert.nonwin_format import NonWinEntry, NonWinSet
 from harness.rules.position import PLAYERS, Action, Position
-from harness.solver.batch import DRAW, BatchEngine, States, engine
-from harness.solver.retrograde import KeyIndex, Solution
+from harness.solver.batch import BatchEngine, engine
+from harness.solver.classindex import KeyIndex
+from harness.solver.solution import Solution
+from harness.solver.states import DRAW, States
 
 CHUNK = 1 << 15  # frontier positions expanded at once
 

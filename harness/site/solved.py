@@ -92,7 +92,8 @@ def site_keys(rs: Ruleset, me: np.ndarray, them: np.ndarray, mb, tb) -> np.ndarr
 def build_table(ruleset_id: str) -> SolvedTable:
     """Solve ``ruleset_id`` completely and pack its values for the browser."""
     from harness.solver.batch import engine
-    from harness.solver.retrograde import LOSS, UNKNOWN, WIN, solve
+    from harness.solver.retrograde import solve
+    from harness.solver.solution import LOSS, UNKNOWN, WIN
 
     rs = Ruleset.from_id(ruleset_id)
     sol = solve(rs, max_seconds=120, progress=False)

@@ -2,7 +2,7 @@
 
 Positions are arrays: ``x`` and ``o`` bitboards (``uint64``, bit ``row * cols + col``), the
 bins ``xb`` and ``ob`` and the player to move ``turn`` (0 for x, 1 for o). The engine
-implements RULES.md exactly like :mod:`harness.rules.engine` (the reference; see its docstring
+implements docs/rules.md exactly like :mod:`harness.rules.engine` (the reference; see its docstring
 for the decisions on the rule text's gaps) but without a Python loop per position: every step
 is a numpy operation on every action of the batch at once.
 
@@ -52,7 +52,6 @@ more than 7 checkers), compared word by word.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
@@ -62,440 +61,44 @@ from harness.rules.geometry import (
     LINE_DIRECTIONS,
     PATTERN_DIRECTIONS,
     geometry,
-    geometry_for,
     surface_step,
 )
-from harness.rules.position import Action, Position
 from harness.rules.ruleset import Ruleset
 from harness.rules.symmetry import symmetries
+from harness.solver.bitboards import (
+    ONE,
+    ZERO,
+    PermuterStack,
+    SquareMap,
+    in_slices,
+    line_windows,
+    mover_columns,
+    popcount,
+    set_bits,
+    square_bit,
+    window_index,
+)
+from harness.solver.states import (
+    DRAW,
+    KEY2,
+    KEY3,
+    MOVER_LOSES,
+    MOVER_WINS,
+    NONE,
+    O_WINS,
+    X_WINS,
+    Expansion,
+    States,
+    Successors,
+)
 
-U64 = np.uint64
-ONE = np.uint64(1)
-ZERO = np.uint64(0)
-
-# Result codes, absolute (in States / Successors): no result, x wins, o wins, draw.
-NONE, X_WINS, O_WINS, DRAW = 0, 1, 2, 3
-RESULT_TEXT = {NONE: None, X_WINS: "x", O_WINS: "o", DRAW: "draw"}
-# Result codes relative to the player who acted (in Expansion).
-MOVER_WINS, MOVER_LOSES = 1, 2
-
-KEY2 = np.dtype([("hi", "<u8"), ("lo", "<u8")])  # a two-word key, ordered hi then lo
-KEY3 = np.dtype([("hi", "<u8"), ("mid", "<u8"), ("lo", "<u8")])  # 8x8 boards with many checkers
 KEY_SLICE = 1 << 15  # positions canonicalized at once
+
+
 JUDGE_SLICE = 1 << 14  # actions judged at once: the temporaries stay small enough to reuse
+
+
 POP_SLICE = 1 << 12  # actions popped at once: a slots-by-rows table of 256 KB a column
-
-
-def _bit(sq: int) -> np.uint64:
-    return np.uint64(1 << sq)
-
-
-def _shifter(d: int):
-    """(ufunc, amount) that moves bit s to bit s + d."""
-    return (np.left_shift, np.uint64(d)) if d >= 0 else (np.right_shift, np.uint64(-d))
-
-
-class SquareMap:
-    """A map of squares applied to whole bitboards, grouped by how far the bits move.
-
-    ``pull(b)`` is the set of squares s (with ``f(s)`` defined) such that ``f(s)`` is in b;
-    ``push(b)`` is the image ``{f(s) : s in b}`` (for an injective f). Squares that move by
-    the same offset move together, so the cost is one shift and one mask per distinct offset.
-
-    >>> m = SquareMap({0: 1, 1: 2, 2: 0})   # a 3-cycle
-    >>> b = np.array([0b001], dtype=np.uint64)
-    >>> int(m.pull(b)[0]), int(m.push(b)[0])
-    (4, 2)
-    """
-
-    def __init__(self, mapping: dict[int, int]):
-        groups: dict[int, int] = defaultdict(int)
-        for s, t in mapping.items():
-            groups[t - s] |= 1 << s
-        # One (shift, amount, mask of sources) step per offset, for pull and for push, so
-        # that applying the map is a plain loop of numpy calls.
-        steps = sorted(groups.items())
-        self._pull = [(*_shifter(-d), np.uint64(m)) for d, m in steps]
-        self._push = [(*_shifter(d), np.uint64(m)) for d, m in steps]
-
-    def pull(self, b: np.ndarray) -> np.ndarray:
-        out = np.zeros_like(b)
-        for shift, d, mask in self._pull:
-            part = shift(b, d)
-            part &= mask
-            out |= part
-        return out
-
-    def push(self, b: np.ndarray) -> np.ndarray:
-        out = np.zeros_like(b)
-        for shift, d, mask in self._push:
-            out |= shift(b & mask, d)
-        return out
-
-
-def _chunk_bits(b: np.ndarray, start, mask) -> np.ndarray:
-    """A chunk of each board's bits as table indices (``intp``): shifted down by
-    ``start`` and masked by ``mask`` where they are not None (:attr:`Permuter._steps`).
-    May be a view of ``b``: read it, never write into it."""
-    idx = b if start is None else b >> start
-    if mask is not None:
-        idx = idx & mask
-    return idx.view(np.intp)  # small values: an intp view has the same bits
-
-
-class Permuter:
-    """A permutation of squares applied to bitboards by table look-ups over chunks of bits.
-
-    A board holds only the permutation's squares (no bit at or above ``len(perm)``): the
-    last chunk is read without a mask.
-
-    >>> p = Permuter((1, 2, 0), width=2)  # squares 0 -> 1 -> 2 -> 0
-    >>> p(np.array([0b001, 0b110], dtype=np.uint64)).tolist()
-    [2, 5]
-    """
-
-    def __init__(self, perm: tuple[int, ...], width: int):
-        n = len(perm)
-        self.width = width
-        self.chunks = []
-        for start in range(0, n, width):
-            size = min(width, n - start)
-            values = np.arange(1 << size, dtype=np.uint64)
-            table = np.zeros(1 << size, dtype=np.uint64)
-            for i in range(size):
-                has = (values >> np.uint64(i)) & ONE
-                table |= has << np.uint64(perm[start + i])
-            self.chunks.append((np.uint64(start), np.uint64((1 << size) - 1), table))
-        # The first chunk needs no shift and the last no mask (a board has no bits above
-        # its squares): two passes fewer over the rows per board, a fifth of the time of
-        # a canonical key on 5x5.
-        last = len(self.chunks) - 1
-        self._steps = [
-            (None if c == 0 else start, None if c == last else mask, table)
-            for c, (start, mask, table) in enumerate(self.chunks)
-        ]
-
-    def __call__(self, b: np.ndarray) -> np.ndarray:
-        """The image of every board of ``b`` (bits on the permutation's squares only)."""
-        out = None
-        for start, mask, table in self._steps:
-            # "clip" in every table look-up: the indices are in range by construction, and
-            # numpy then skips its bounds check (a third faster).
-            part = table.take(_chunk_bits(b, start, mask), mode="clip")
-            if out is None:
-                out = part
-            else:
-                out |= part
-        assert out is not None
-        return out
-
-
-class PermuterStack:
-    """Several permutations of squares, one chosen per row: ``pick(b, which)`` is each row
-    of ``b`` under the permutation ``which`` names for it, with the same look-ups as one
-    :class:`Permuter` (the tables of all of them side by side in one array).
-
-    >>> st = PermuterStack([(0, 1, 2), (1, 2, 0)], width=8)
-    >>> b = np.array([0b001, 0b001], dtype=np.uint64)
-    >>> st.pick(b, np.array([0, 1])).tolist()
-    [1, 2]
-    """
-
-    def __init__(self, perms, width: int):
-        self.parts = [Permuter(p, width) for p in perms]
-        size = 1 << width
-        chunks = self.parts[0].chunks
-        # The same chunks for every permutation (a permutation's own tables differ).
-        self.starts = [(start, mask) for start, mask, _ in self.parts[0]._steps]
-        self.stride = len(chunks) * size  # one permutation's tables
-        tables = np.zeros((len(perms), len(chunks), size), dtype=np.uint64)
-        for i, part in enumerate(self.parts):
-            for c, (_, _, table) in enumerate(part.chunks):
-                tables[i, c, : len(table)] = table
-        self.tables = tables.reshape(-1)
-        self.size = size
-
-    def pick(self, b: np.ndarray, which: np.ndarray) -> np.ndarray:
-        base = which.astype(np.intp) * self.stride
-        out = None
-        for c, (start, mask) in enumerate(self.starts):
-            idx = base + c * self.size
-            idx += _chunk_bits(b, start, mask)
-            part = self.tables.take(idx, mode="clip")
-            out = part if out is None else out | part
-        assert out is not None
-        return out
-
-
-def _in_slices(fn, size: int, *cols):
-    """``fn`` over equal-length columns (None passes through) ``size`` rows at a time, the
-    results joined: one array, or a tuple of arrays when ``fn`` returns a tuple.
-
-    >>> _in_slices(lambda a, b: a + b, 2, np.arange(5), np.ones(5, int)).tolist()
-    [1, 2, 3, 4, 5]
-    """
-    parts = [
-        fn(*(None if c is None else c[lo : lo + size] for c in cols))
-        for lo in range(0, len(cols[0]), size)
-    ]
-    if isinstance(parts[0], tuple):
-        return tuple(np.concatenate(col) for col in zip(*parts, strict=True))
-    return np.concatenate(parts)
-
-
-def _mover_columns(me, them, mb, tb):
-    """A batch from the mover's side as the engine's dtypes (boards uint64, bins int8)."""
-    return (
-        np.asarray(me, dtype=np.uint64),
-        np.asarray(them, dtype=np.uint64),
-        np.asarray(mb, dtype=np.int8),
-        np.asarray(tb, dtype=np.int8),
-    )
-
-
-def set_bits(boards: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """(row, square) of every set bit below ``n`` of ``boards``, by row, then square.
-
-    >>> rows, squares = set_bits(np.array([0b101, 0b010], dtype=np.uint64), 3)
-    >>> rows.tolist(), squares.tolist()
-    ([0, 0, 1], [0, 2, 1])
-    """
-    little = np.ascontiguousarray(boards, dtype="<u8").view(np.uint8).reshape(-1, 8)
-    return np.nonzero(np.unpackbits(little, axis=1, bitorder="little")[:, :n])
-
-
-def popcount(b: np.ndarray) -> np.ndarray:
-    return np.bitwise_count(b).astype(np.int8)
-
-
-@dataclass
-class States:
-    """A batch of positions: ``x``, ``o`` (uint64 bitboards), ``xb``, ``ob``, ``turn`` (int8)."""
-
-    x: np.ndarray
-    o: np.ndarray
-    xb: np.ndarray
-    ob: np.ndarray
-    turn: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.x)
-
-    @classmethod
-    def from_positions(cls, positions) -> States:
-        positions = list(positions)
-        return cls(
-            np.array([p.board[0] for p in positions], dtype=np.uint64),
-            np.array([p.board[1] for p in positions], dtype=np.uint64),
-            np.array([p.bins[0] for p in positions], dtype=np.int8),
-            np.array([p.bins[1] for p in positions], dtype=np.int8),
-            np.array([p.turn for p in positions], dtype=np.int8),
-        )
-
-    def positions(self) -> list[Position]:
-        return [
-            Position((int(a), int(b)), (int(c), int(d)), int(t))
-            for a, b, c, d, t in zip(
-                self.x.tolist(),
-                self.o.tolist(),
-                self.xb.tolist(),
-                self.ob.tolist(),
-                self.turn.tolist(),
-                strict=True,
-            )
-        ]
-
-    def take(self, idx: np.ndarray) -> States:
-        return States(self.x[idx], self.o[idx], self.xb[idx], self.ob[idx], self.turn[idx])
-
-    @classmethod
-    def from_mover(cls, me, them, mb, tb, turn) -> States:
-        """Positions given from the mover's side; ``turn`` is who ``me`` is (0 x, 1 o)."""
-        turn = np.asarray(turn, dtype=np.int8)
-        is_o = turn == 1
-        return cls(
-            np.where(is_o, them, me).astype(np.uint64),
-            np.where(is_o, me, them).astype(np.uint64),
-            np.where(is_o, tb, mb).astype(np.int8),
-            np.where(is_o, mb, tb).astype(np.int8),
-            turn,
-        )
-
-    def mover_view(self):
-        """(me, them, my bin, their bin): the batch from the side of the player to move."""
-        is_o = self.turn == 1
-        return (
-            np.where(is_o, self.o, self.x),
-            np.where(is_o, self.x, self.o),
-            np.where(is_o, self.ob, self.xb),
-            np.where(is_o, self.xb, self.ob),
-        )
-
-
-@dataclass
-class Expansion:
-    """Every legal action of a batch, from the side of the player who acts.
-
-    Row i is action (``src[i]`` or -1 for a placement, ``dst[i]``) in position
-    ``parent[i]``; ``me``/``them``/``mb``/``tb`` are the board and bins afterwards with
-    "me" still the player who acted; ``result`` is 0 (none), :data:`MOVER_WINS`,
-    :data:`MOVER_LOSES` or :data:`DRAW`; ``passed`` says the opponent was stuck under
-    ``continue`` and the actor moves again.
-    """
-
-    parent: np.ndarray
-    src: np.ndarray
-    dst: np.ndarray
-    me: np.ndarray
-    them: np.ndarray
-    mb: np.ndarray
-    tb: np.ndarray
-    result: np.ndarray
-    passed: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.parent)
-
-    def child_view(self, rows: np.ndarray | None = None):
-        """(me, them, mb, tb) of each child (of ``rows`` only, when given) from the side of
-        its player to move."""
-        if rows is None:
-            keep_side, me, them, mb, tb = self.passed, self.me, self.them, self.mb, self.tb
-        else:
-            keep_side, me, them = self.passed[rows], self.me[rows], self.them[rows]
-            mb, tb = self.mb[rows], self.tb[rows]
-        return (
-            np.where(keep_side, me, them),
-            np.where(keep_side, them, me),
-            np.where(keep_side, mb, tb),
-            np.where(keep_side, tb, mb),
-        )
-
-
-@dataclass
-class Successors:
-    """Every legal action of a batch of positions and what it leads to (absolute terms).
-
-    ``parent[i]`` indexes the input batch; ``src[i]`` is -1 for a placement; ``next`` is the
-    position as handed over (the mover again after a pass, the mover's opponent after a
-    game-ending action); ``result`` is :data:`NONE`, :data:`X_WINS`, :data:`O_WINS` or
-    :data:`DRAW`. Rows are ordered by parent and then as
-    :func:`harness.rules.legal_actions` lists them (placements by square, then moves by
-    source and destination).
-    """
-
-    parent: np.ndarray
-    src: np.ndarray
-    dst: np.ndarray
-    next: States
-    result: np.ndarray
-    passed: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.parent)
-
-    def actions(self) -> list[Action]:
-        return [
-            Action(None if s < 0 else s, d)
-            for s, d in zip(self.src.tolist(), self.dst.tolist(), strict=True)
-        ]
-
-    def action_texts(self, rs: Ruleset) -> list[str]:
-        return [a.text(rs) for a in self.actions()]
-
-    def next_positions(self) -> list[Position]:
-        return self.next.positions()
-
-    def results(self) -> list[str | None]:
-        return [RESULT_TEXT[r] for r in self.result.tolist()]
-
-
-WINDOW_BITS = 18  # largest look-up table for lines: 2**18 booleans
-
-
-@cache
-def window_layout(rows: int, cols: int, edge: str):
-    """The windows of up to three consecutive rows that hold every line, as (rows of the
-    window, shift, mask, wrap mask, wrap shift), or None when a window would pass
-    :data:`WINDOW_BITS`.
-
-    A window's index is its rows' bits, the first row lowest: ``(b >> shift) & mask``,
-    then, on wrapping edges, the rows past the bottom edge come from the top
-    (``wrap_mask`` selects them and ``wrap_shift`` moves them above the others).
-
-    >>> [w[0] for w in window_layout(4, 4, "torus")]
-    [[0, 1, 2, 3]]
-    >>> [w[0] for w in window_layout(7, 6, "ringout")][-1]
-    [4, 5, 6]
-    """
-    n = rows * cols
-    if n <= WINDOW_BITS:
-        windows = [list(range(rows))]
-    elif 3 * cols <= WINDOW_BITS:
-        wraps = edge in ("torus", "klein")
-        starts = range(rows) if wraps else range(rows - 2)
-        windows = [[(r + k) % rows for k in range(3)] for r in starts]
-    else:
-        return None
-    out = []
-    for window in windows:
-        first = window[0]
-        width = len(window) * cols
-        if window == list(range(first, first + len(window))):
-            out.append((window, np.uint64(first * cols), np.uint64((1 << width) - 1), ZERO, ZERO))
-        else:
-            # Wrapped: rows first..rows-1 at the bottom of the index, then 0..k above them.
-            low = rows - first
-            high_rows = len(window) - low
-            out.append(
-                (
-                    window,
-                    np.uint64(first * cols),
-                    np.uint64((1 << (low * cols)) - 1),
-                    np.uint64((1 << (high_rows * cols)) - 1),
-                    np.uint64(low * cols),
-                )
-            )
-    return out
-
-
-def window_mask(window: list[int], cols: int, squares) -> int:
-    """The bits of ``squares`` (all in the window's rows) in a window's index."""
-    position = {row: k for k, row in enumerate(window)}
-    mask = 0
-    for sq in squares:
-        mask |= 1 << (position[sq // cols] * cols + sq % cols)
-    return mask
-
-
-def window_index(b: np.ndarray, shift, mask, wrap_mask, wrap_shift) -> np.ndarray:
-    """Each board's index in one window of :func:`window_layout` (as intp)."""
-    idx = (b >> shift) & mask
-    if wrap_mask:
-        idx |= (b & wrap_mask) << wrap_shift
-    return idx.view(np.intp)
-
-
-@cache
-def _line_windows(rows: int, cols: int, edge: str):
-    """Tables for :meth:`BatchEngine.has_line`, one per window of :func:`window_layout`:
-    (shift, mask, wrap mask, wrap shift, whether the window's bits hold a line)."""
-    layout = window_layout(rows, cols, edge)
-    if layout is None:
-        return None
-    lines = geometry_for(rows, cols, edge).lines
-    out = []
-    for window, *where in layout:
-        width = len(window) * cols
-        idx = np.arange(1 << width, dtype=np.uint64)
-        table = np.zeros(1 << width, dtype=bool)
-        for line in lines:
-            if not {sq // cols for sq in line.squares} <= set(window):
-                continue
-            m = np.uint64(window_mask(window, cols, line.squares))
-            table |= (idx & m) == m
-        out.append((*where, table))
-    return out
 
 
 @cache
@@ -571,7 +174,7 @@ class BatchEngine:
         for src, row in enumerate(pairs):
             for j, (dst, between) in enumerate(row):
                 self.move_dst[src, j] = dst
-                self.move_clear[src, j] = between if dst == src else between | _bit(dst)
+                self.move_clear[src, j] = between if dst == src else between | square_bit(dst)
 
     def _build_pops(self) -> None:
         """Per landing square and ray slot: the neighbour, the neighbour with its target, and
@@ -593,12 +196,12 @@ class BatchEngine:
                 if ray.target is not None:
                     by_target[ray.target] |= 1 << ray.neighbour
             for k, ray in enumerate(geo.pop_rays[L]):
-                self.pop_nb[k, L] = _bit(ray.neighbour)
+                self.pop_nb[k, L] = square_bit(ray.neighbour)
                 if ray.target is None:
                     if falls:
-                        self.pop_fall[L] |= _bit(ray.neighbour)
+                        self.pop_fall[L] |= square_bit(ray.neighbour)
                     continue
-                self.pop_pair[k, L] = _bit(ray.neighbour) | _bit(ray.target)
+                self.pop_pair[k, L] = square_bit(ray.neighbour) | square_bit(ray.target)
                 if by_target[ray.target].bit_count() > 1:
                     self.pop_shared[k, L] = np.uint64(by_target[ray.target])
         self.any_shared = bool(self.pop_shared.any())
@@ -627,7 +230,7 @@ class BatchEngine:
                     domain |= 1 << sq
             if domain:
                 self.line_maps.append((SquareMap(first), SquareMap(second), np.uint64(domain)))
-        self.line_windows = _line_windows(rs.rows, rs.cols, rs.edge)
+        self.line_windows = line_windows(rs.rows, rs.cols, rs.edge)
 
     def _build_reach(self) -> None:
         """For "has a move": per direction a planar shift, or per square a reach mask."""
@@ -724,7 +327,7 @@ class BatchEngine:
         :meth:`actions` lists them: the placements, then the moves, each by parent (see
         :meth:`successors` for the reference order).
         """
-        me, them, mb, tb = _mover_columns(me, them, mb, tb)
+        me, them, mb, tb = mover_columns(me, them, mb, tb)
         parent, src, dst = self.actions(me, them, mb)
         return self.play(parent, src, dst, me, them, mb, tb)
 
@@ -756,7 +359,7 @@ class BatchEngine:
         wins at once: :meth:`expand`'s ``MOVER_WINS``, judged only where it can be. Off
         ringout edges a win needs the mover's line, so only the actions that make one are
         judged (a few in a hundred in a search)."""
-        me, them, mb, tb = _mover_columns(me, them, mb, tb)
+        me, them, mb, tb = mover_columns(me, them, mb, tb)
         parent, src, dst = self.actions(me, them, mb)
         after = self._land_and_pop(parent, src, dst, me, them, mb, tb)
         if self.rs.edge != "ringout":
@@ -796,7 +399,7 @@ class BatchEngine:
         return parent, src, dst
 
     def pop(self, landing, m, t, my_bin, their_bin) -> None:
-        """Pop from each row's landing square, in place (RULES.md, "Pop"): decided on the
+        """Pop from each row's landing square, in place (docs/rules.md, "Pop"): decided on the
         snapshot, applied together.
 
         A ray pushes when its neighbour is occupied and its target empty (``snapshot &
@@ -832,9 +435,9 @@ class BatchEngine:
 
     def judge(self, m, t, my_bin, their_bin):
         """(result relative to the mover, passed) of positions just played, given from the
-        mover's side: lines, then ringout, then stuck (see RULES.md)."""
+        mover's side: lines, then ringout, then stuck (see docs/rules.md)."""
         if len(m) > JUDGE_SLICE:
-            return _in_slices(self.judge, JUDGE_SLICE, m, t, my_bin, their_bin)
+            return in_slices(self.judge, JUDGE_SLICE, m, t, my_bin, their_bin)
         rs = self.rs
         total = len(m)
         mine_line = self.has_line(m)
@@ -960,7 +563,7 @@ class BatchEngine:
         """
         total = len(a)
         if total > KEY_SLICE:
-            return _in_slices(self._canonical, KEY_SLICE, a, b, abin, bbin, extra)
+            return in_slices(self._canonical, KEY_SLICE, a, b, abin, bbin, extra)
         # The bins (and the extra bit) are the high words and invariant, so the least key
         # is the least (a, b) image.
         best = self._words(*self.least_images(a, b), abin, bbin, extra)
@@ -988,7 +591,7 @@ class BatchEngine:
         time: no copy of the children's columns is made at full length."""
         if not len(rows):
             return self.class_keys(*ex.child_view(rows))
-        return _in_slices(lambda r: self.class_keys(*ex.child_view(r)), KEY_SLICE, rows)
+        return in_slices(lambda r: self.class_keys(*ex.child_view(r)), KEY_SLICE, rows)
 
     def unpack_class(self, keys: np.ndarray):
         """(me, them, mb, tb) of class keys (the canonical representative)."""

@@ -1,22 +1,22 @@
 """``python -m harness solve RULESET``: the value of a ruleset's initial position.
 
 ``--method retrograde`` enumerates the whole reachable game graph and solves it by retrograde
-analysis (:mod:`harness.solver.retrograde`); ``--method lean`` does the same with the
-memory-lean solver (:mod:`harness.solver.lean`: no stored edges, a peak of 31 bytes per
-class instead of 290 on 5x5 c4 torus at 0.75x to 0.84x the speed, 16 instead of 235 on 5x5
-c5 torus at 1.26x to 1.37x; optionally out of core in ``--workdir``, its batches on N
-threads of the process with ``--threads N``); ``--method proof``
+analysis (:mod:`harness.solver.retrograde`); ``--method compact`` does the same with the
+compact solver (:mod:`harness.solver.compact`: no stored edges, sorted keys and 2-bit
+values, optionally out of core in ``--workdir``, its batches on N threads of the process
+with ``--threads N``; docs/solver.md has its measured memory and speed); ``--method proof``
 runs the proof search instead (:mod:`harness.solver.proof`), which does not enumerate, so
-``positions`` is null.
+``positions`` is null. ``--method lean`` is the old name of ``compact``, kept for one
+release and said so on stderr.
 The default, ``auto``, picks by a counting bound on the classes (:func:`class_bound`):
-retrograde analysis up to :data:`AUTO_CLASS_LIMIT`, the lean solver up to
-:data:`LEAN_CLASS_LIMIT` (one-word keys only), the proof search beyond. The report says
+retrograde analysis up to :data:`AUTO_CLASS_LIMIT`, the compact solver up to
+:data:`COMPACT_CLASS_LIMIT` (one-word keys only), the proof search beyond. The report says
 which method ran (``method``).
 
 With a cluster option (``--workers``, ``--scheduler``, ``--cluster-config``, ``--shared``;
-docs/cluster.md) the lean solver's levels and plies run as Dask tasks
-(:mod:`harness.solver.distributed`; ``auto`` then picks ``lean`` where it would pick
-``retrograde``), with the same answer; ``--method proof`` splits its search
+docs/cluster.md) the compact solver's levels and plies run as Dask tasks
+(:mod:`harness.solver.compact.dask_runner`; ``auto`` then picks ``compact`` where it would
+pick ``retrograde``), with the same answer; ``--method proof`` splits its search
 (:mod:`harness.solver.split_search`); ``retrograde`` and ``pns`` refuse the options.
 
 Exit codes: 0 solved; 2 unusable input (unknown ruleset, bad ``--out``); 3 a budget ran out
@@ -51,9 +51,9 @@ from harness.solver.split_search import TASK_NODES
 # ``auto`` enumerates when the bound is below this many classes: the 5x5 c4 solve stores
 # about 540 bytes per class at its peak, so 40 million classes stay within 24 GB.
 AUTO_CLASS_LIMIT = 40_000_000
-# The lean solver peaks at 15 to 31 bytes per class (less in --workdir), and a bound is
+# The compact solver peaks at 15 to 31 bytes per class (less in --workdir), and a bound is
 # about ten times the classes actually reached (5x5 c4: 30 million, 2.8 million reached).
-LEAN_CLASS_LIMIT = 4_000_000_000
+COMPACT_CLASS_LIMIT = 4_000_000_000
 
 
 class BudgetError(HarnessError):
@@ -107,29 +107,29 @@ def register(subparsers) -> None:
     )
     p.add_argument(
         "--method",
-        choices=("auto", "retrograde", "lean", "proof", "pns"),
+        choices=("auto", "retrograde", "compact", "proof", "pns", "lean"),
         default="auto",
-        help="retrograde: enumerate and solve the whole graph; lean: the same without edges "
-        "(slower, leaner), out of core with --workdir; proof: depth-first proof search; pns: "
-        "proof-number search; auto (default): by a counting bound, retrograde, then lean, "
-        "then proof",
+        help="retrograde: enumerate and solve the whole graph; compact: the same without "
+        "edges (slower, a tenth of the memory), out of core with --workdir; proof: "
+        "depth-first proof search; pns: proof-number search; auto (default): by a counting "
+        "bound, retrograde, then compact, then proof; lean: the old name of compact",
     )
     p.add_argument(
         "--workdir",
         type=Path,
-        help="lean: keep the per-class columns in memory-mapped files in this folder (out of "
+        help="compact: keep the per-class columns in memory-mapped files in this folder (out of "
         "core); a killed run resumes from there (from its enumeration, or its last retrograde "
         "save: every 10 minutes)",
     )
     p.add_argument(
-        "--fresh", action="store_true", help="lean: discard what --workdir holds and start over"
+        "--fresh", action="store_true", help="compact: discard what --workdir holds and start over"
     )
     p.add_argument(
         "--threads",
         type=positive(int),
         default=1,
         metavar="N",
-        help="lean: run the batches on N threads of this process (the same answer; "
+        help="compact: run the batches on N threads of this process (the same answer; "
         "default 1); for many machines use the cluster options",
     )
     p.add_argument(
@@ -190,21 +190,27 @@ def run(args) -> int:
     rs = Ruleset.from_id(args.ruleset)  # RulesetError (a ValueError) names the field
     _check_out(args.out)
     spec = cluster_spec(args)
+    if args.method == "lean":
+        print(
+            "note: --method lean is the old name of --method compact (kept for one release)",
+            file=sys.stderr,
+        )
+        args.method = "compact"
     picked = args.method == "auto"
     if picked:
         args.method = pick_method(rs, table=args.out is not None or args.workdir is not None)
         if (spec.requested or args.threads > 1) and args.method == "retrograde":
-            # The lean solver is the strong solver that runs on a cluster or on threads.
-            args.method = "lean"
-    if spec.requested and args.method not in ("lean", "proof"):
+            # The compact solver is the strong solver that runs on a cluster or on threads.
+            args.method = "compact"
+    if spec.requested and args.method not in ("compact", "proof"):
         raise HarnessError(
             f"--method {args.method} runs in one process; the cluster options "
-            "(--workers, --scheduler, --cluster-config, --shared) need --method lean or proof"
+            "(--workers, --scheduler, --cluster-config, --shared) need --method compact or proof"
         )
-    if args.threads > 1 and (args.method != "lean" or spec.requested):
+    if args.threads > 1 and (args.method != "compact" or spec.requested):
         raise HarnessError(
-            f"--threads {args.threads} runs the lean solver's batches in this process: it "
-            "needs --method lean and no cluster option (use --workers there)"
+            f"--threads {args.threads} runs the compact solver's batches in this process: it "
+            "needs --method compact and no cluster option (use --workers there)"
         )
     if args.winner is not None and args.method not in ("proof", "pns"):
         raise HarnessError(
@@ -221,7 +227,7 @@ def run(args) -> int:
             raise HarnessError("--out needs a strong solve (a proof search has no table)")
         report = _prove(rs, args) if args.method == "proof" else _pns(rs, args)
     else:
-        report = _retrograde(rs, args, lean=args.method == "lean")
+        report = _retrograde(rs, args, compact=args.method == "compact")
     if args.json:
         print(json.dumps(report))
     else:
@@ -230,13 +236,13 @@ def run(args) -> int:
 
 
 def pick_method(rs: Ruleset, table: bool = False) -> str:
-    """``auto``'s choice: ``retrograde``, ``lean`` or ``proof`` by :func:`class_bound`
+    """``auto``'s choice: ``retrograde``, ``compact`` or ``proof`` by :func:`class_bound`
     (``table``: a strong solve was asked for, so never the proof search).
 
     >>> pick_method(Ruleset.from_id("pop1-5x5-c4-torus-continue-binempty-king-nozero-nojump"))
     'retrograde'
     >>> pick_method(Ruleset.from_id("pop1-5x5-c5-torus-continue-binempty-king-nozero-nojump"))
-    'lean'
+    'compact'
     >>> pick_method(Ruleset.from_id("pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump"))
     'proof'
     """
@@ -246,36 +252,37 @@ def pick_method(rs: Ruleset, table: bool = False) -> str:
     if bound <= AUTO_CLASS_LIMIT:
         return "retrograde"
     one_word = engine(rs).key_words == 1
-    if one_word and (bound <= LEAN_CLASS_LIMIT or table):
-        return "lean"
+    if one_word and (bound <= COMPACT_CLASS_LIMIT or table):
+        return "compact"
     return "retrograde" if table else "proof"
 
 
-def _retrograde(rs: Ruleset, args, lean: bool = False) -> dict:
-    from harness.solver.retrograde import BudgetExceeded, solve
+def _retrograde(rs: Ruleset, args, compact: bool = False) -> dict:
+    from harness.solver.budget import BudgetExceeded
+    from harness.solver.retrograde import solve
 
     memory = _memory_default() if args.memory_limit is None else int(args.memory_limit * 2**30)
-    from harness.solver.distributed import TaskFailed
-    from harness.solver.lean import LeanError
-    from harness.solver.lean import solve as lean_solve
+    from harness.solver.compact import CompactError
+    from harness.solver.compact import solve as compact_solve
+    from harness.solver.compact.dask_runner import TaskFailed
 
-    if not lean and args.workdir is not None:
-        raise HarnessError("--workdir needs --method lean")
+    if not compact and args.workdir is not None:
+        raise HarnessError("--workdir needs --method compact")
     spec = cluster_spec(args)
     runner = None
     try:
         with ExitStack() as stack:
             if spec.requested:
                 # The levels' expansions and the plies' un-plays as Dask tasks
-                # (harness.solver.distributed); the answer is the single-process one.
-                from harness.solver.distributed import DaskRunner
+                # (harness.solver.compact.dask_runner); the answer is the one-process one.
+                from harness.solver.compact.dask_runner import DaskRunner
 
                 session = stack.enter_context(Session(spec))
                 runner = DaskRunner(session)
                 stack.callback(runner.close)
             stack.enter_context(_memory_cap(memory))
-            if lean:
-                sol = lean_solve(
+            if compact:
+                sol = compact_solve(
                     rs,
                     workdir=args.workdir,
                     fresh=args.fresh,
@@ -296,7 +303,7 @@ def _retrograde(rs: Ruleset, args, lean: bool = False) -> dict:
                 )
     except TaskFailed as exc:
         raise (BudgetError if exc.exit_code == EXIT_BUDGET else HarnessError)(str(exc)) from None
-    except LeanError as exc:
+    except CompactError as exc:
         raise HarnessError(str(exc)) from None
     except BudgetExceeded as exc:
         raise BudgetError(
@@ -311,14 +318,14 @@ def _retrograde(rs: Ruleset, args, lean: bool = False) -> dict:
         sol.save(args.out)
     summary = sol.summary()
     summary.update(
-        method="lean" if lean else "retrograde",
+        method="compact" if compact else "retrograde",
         positions_per_second=round(sol.positions / sol.seconds) if sol.seconds else None,
         positions_per_cpu_second=(
             round(sol.positions / sol.timings["cpu"]) if sol.timings.get("cpu") else None
         ),
         peak_rss_bytes=sol.peak_rss,
     )
-    if lean:
+    if compact:
         summary.update(
             threads=args.threads,
             expansions=getattr(sol, "expansions", None),
@@ -485,7 +492,7 @@ def _print_text(r: dict) -> None:
     value = "draw" if r["value"] == "draw" else f"{r['value']} wins in {r['plies']} plies"
     print(f"{r['ruleset']}: {value} (method {r['method']})")
     if r.get("positions") is not None:
-        edges = "no edges stored" if r["method"] == "lean" else f"{r['edges']} edges"
+        edges = "no edges stored" if r["method"] == "compact" else f"{r['edges']} edges"
         print(
             f"positions {r['positions']} ({r['canonical']} up to symmetry, "
             f"{r['classes']} classes stored, {edges})"

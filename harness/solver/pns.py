@@ -71,17 +71,9 @@ from harness.atomic import atomic_file
 from harness.rules.geometry import geometry, geometry_for
 from harness.rules.position import PLAYERS, Position
 from harness.rules.ruleset import Ruleset
-from harness.solver.batch import (
-    DRAW,
-    O_WINS,
-    X_WINS,
-    SquareMap,
-    States,
-    engine,
-    window_index,
-    window_layout,
-    window_mask,
-)
+from harness.solver.batch import engine
+from harness.solver.bitboards import SquareMap, window_index, window_layout, window_mask
+from harness.solver.memory import resident_bytes, small_pages
 from harness.solver.pntree import INF, NO_RANK, ROW_BYTES, Tree
 from harness.solver.proof import (
     Act,
@@ -89,11 +81,11 @@ from harness.solver.proof import (
     ProofSearch,
     ProofStateError,
     State,
-    _pack,
-    _unpack,
+    pack_states,
     state_of,
+    unpack_states,
 )
-from harness.solver.retrograde import _rss, small_pages
+from harness.solver.states import DRAW, O_WINS, X_WINS, States
 
 STATE_FORMAT = 1
 MIN_BATCH = 16  # the least bound on a batch, whatever the tree's bound (see BATCH_SHARE)
@@ -438,7 +430,11 @@ class PNSearch:
             if deadline is not None and now >= deadline:
                 raise BudgetExhausted(f"time budget of {self.max_seconds:g} s spent")
             rounds += 1
-            if self.max_memory is not None and rounds % 4 == 0 and _rss() > self.max_memory:
+            if (
+                self.max_memory is not None
+                and rounds % 4 == 0
+                and resident_bytes() > self.max_memory
+            ):
                 raise BudgetExhausted(
                     f"resident memory past {self.max_memory / 2**30:.1f} GiB "
                     "(budget --memory-limit)"
@@ -664,12 +660,12 @@ class PNSearch:
         arrays = {
             "meta": np.array([STATE_FORMAT, self.nodes, self.a, self.max_plies], dtype=np.int64),
             "ruleset": np.array(self.rs.id),
-            "proven": _pack([s for s, _ in items]),
+            "proven": pack_states([s for s, _ in items]),
             "proven_rank": np.array([v[0] for _, v in items], dtype=np.int32),
             "proven_act": np.array(
                 [(-2, -2) if v[1] is None else v[1] for _, v in items], dtype=np.int16
             ).reshape(-1, 2),
-            "disproven": _pack(list(self.disproven)),
+            "disproven": pack_states(list(self.disproven)),
             "disproven_rem": np.array(list(self.disproven.values()), dtype=np.int32),
         }
         with atomic_file(Path(path)) as fh:
@@ -690,7 +686,7 @@ class PNSearch:
                     )
                 self.nodes = max(self.nodes, int(meta[1]))
                 for s, r, act in zip(
-                    _unpack(data["proven"]),
+                    unpack_states(data["proven"]),
                     data["proven_rank"].tolist(),
                     data["proven_act"].tolist(),
                     strict=True,
@@ -699,7 +695,7 @@ class PNSearch:
                     if old is None or r < old[0]:
                         self.proven[s] = (r, None if act[0] == -2 else (act[0], act[1]))
                 for s, r in zip(
-                    _unpack(data["disproven"]), data["disproven_rem"].tolist(), strict=True
+                    unpack_states(data["disproven"]), data["disproven_rem"].tolist(), strict=True
                 ):
                     if self.disproven.get(s, -1) < r:
                         self.disproven[s] = r

@@ -575,13 +575,13 @@ class ProofSearch:
         }
         for a in (0, 1):
             items = list(self.proven[a].items())
-            arrays[f"proven{a}"] = _pack([s for s, _ in items])
+            arrays[f"proven{a}"] = pack_states([s for s, _ in items])
             arrays[f"proven{a}_d"] = np.array([v[0] for _, v in items], dtype=np.int32)
             arrays[f"proven{a}_act"] = np.array(
                 [(-2, -2) if v[1] is None else v[1] for _, v in items], dtype=np.int16
             ).reshape(-1, 2)
             items_f = list(self.failed[a].items())
-            arrays[f"failed{a}"] = _pack([s for s, _ in items_f])
+            arrays[f"failed{a}"] = pack_states([s for s, _ in items_f])
             arrays[f"failed{a}_d"] = np.array([v for _, v in items_f], dtype=np.int32)
         with atomic_file(path) as fh:
             np.savez_compressed(fh, **arrays)
@@ -603,7 +603,7 @@ class ProofSearch:
         for a in (0, 1):
             acts = data[f"proven{a}_act"]
             for s, d, act in zip(
-                _unpack(data[f"proven{a}"]),
+                unpack_states(data[f"proven{a}"]),
                 data[f"proven{a}_d"].tolist(),
                 acts.tolist(),
                 strict=True,
@@ -611,7 +611,7 @@ class ProofSearch:
                 self._store(s, d, None if act[0] == -2 else (act[0], act[1]), a)
             failed = self.failed[a]
             for s, d in zip(
-                _unpack(data[f"failed{a}"]), data[f"failed{a}_d"].tolist(), strict=True
+                unpack_states(data[f"failed{a}"]), data[f"failed{a}_d"].tolist(), strict=True
             ):
                 if failed.get(s, -1) < d:
                     failed[s] = d
@@ -621,7 +621,7 @@ class ProofStateError(ValueError):
     """A saved proof state that cannot be loaded (corrupt, other format or ruleset)."""
 
 
-def _pack(states: list[State]) -> np.ndarray:
+def pack_states(states: list[State]) -> np.ndarray:
     out = np.zeros((len(states), 3), dtype=np.uint64)
     if states:
         out[:, 0] = np.array([s[0] for s in states], dtype=np.uint64)
@@ -630,7 +630,7 @@ def _pack(states: list[State]) -> np.ndarray:
     return out
 
 
-def _unpack(arr: np.ndarray) -> Iterator[State]:
+def unpack_states(arr: np.ndarray) -> Iterator[State]:
     for x, o, m in arr.tolist():
         yield (x, o, m & 255, m >> 8 & 255, m >> 16)
 

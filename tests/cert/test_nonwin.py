@@ -28,7 +28,8 @@ from harness.lean.render import RenderError
 from harness.lean.render_nonwin import expand, mirror_check, read_nonwin_certificate
 from harness.rules import Action, Position, Ruleset, legal_actions, play_unchecked
 from harness.rules.symmetry import canonical
-from harness.solver.retrograde import Solution, solve
+from harness.solver.retrograde import solve
+from harness.solver.solution import Solution
 
 TORUS_3X3 = "pop1-3x3-c3-torus-continue-nomove-king-nozero-nojump"  # a draw (stuck passes)
 TORUS_3X4 = "pop1-3x4-c3-torus-continue-binempty-king-nozero-nojump"  # a draw

@@ -1,6 +1,6 @@
-"""``solve --method lean`` with its levels and plies as Dask tasks: the same solution everywhere.
+"""``solve --method compact`` with its levels and plies as Dask tasks: the same solution everywhere.
 
-Every class's value, plies, colourings and orbit are compared with the single-process lean
+Every class's value, plies, colourings and orbit are compared with the single-process compact
 solve on a LocalCluster of 2 workers, on a hand-started ``dask scheduler`` with two ``dask
 worker`` processes (data through a shared folder), and with one worker SIGKILLed mid-solve.
 The tests cut levels into small ranges (``SMALL``) so that small rulesets make many tasks.
@@ -20,8 +20,10 @@ import pytest
 from harness.cli import main
 from harness.cluster import ClusterSpec, Session, SharedStore
 from harness.rules import Ruleset
-from harness.solver import lean
-from harness.solver.distributed import DaskRunner, TaskFailed
+from harness.solver import compact, solution
+from harness.solver.compact import runner as compact_runner
+from harness.solver.compact.dask_runner import DaskRunner, TaskFailed
+from tests.conftest import set_everywhere
 
 from .conftest import worker_pids
 from .test_certify import run_cli
@@ -38,14 +40,14 @@ R44C4 = "pop1-4x4-c4-torus-continue-binempty-king-nozero-nojump"
 
 @pytest.fixture(scope="module")
 def inline():
-    """The single-process lean solutions, solved once per ruleset, taking levels in the
+    """The single-process compact solutions, solved once per ruleset, taking levels in the
     pieces a runner of ``task_classes`` takes them in (so even the expansions are equal)."""
-    cache: dict[tuple[str, int], lean.LeanSolution] = {}
+    cache: dict[tuple[str, int], solution.CompactSolution] = {}
 
-    def get(rid: str, task_classes: int = SMALL["task_classes"]) -> lean.LeanSolution:
+    def get(rid: str, task_classes: int = SMALL["task_classes"]) -> solution.CompactSolution:
         if (rid, task_classes) not in cache:
-            runner = lean.InlineRunner(piece=16 * task_classes)
-            cache[rid, task_classes] = lean.solve(
+            runner = compact_runner.InlineRunner(piece=16 * task_classes)
+            cache[rid, task_classes] = compact.solve(
                 Ruleset.from_id(rid), progress=False, runner=runner
             )
         return cache[rid, task_classes]
@@ -53,7 +55,7 @@ def inline():
     return get
 
 
-def assert_same(a: lean.LeanSolution, b: lean.LeanSolution) -> None:
+def assert_same(a: solution.CompactSolution, b: solution.CompactSolution) -> None:
     assert np.array_equal(a.keys, b.keys)
     assert np.array_equal(a.result, b.result)
     assert np.array_equal(a.ply_table, b.ply_table)
@@ -67,10 +69,10 @@ def assert_same(a: lean.LeanSolution, b: lean.LeanSolution) -> None:
     )
 
 
-def solve_on(session, rid: str, **options) -> tuple[lean.LeanSolution, DaskRunner]:
+def solve_on(session, rid: str, **options) -> tuple[solution.CompactSolution, DaskRunner]:
     runner = DaskRunner(session, **{**SMALL, **options})
     try:
-        return lean.solve(Ruleset.from_id(rid), progress=False, runner=runner), runner
+        return compact.solve(Ruleset.from_id(rid), progress=False, runner=runner), runner
     finally:
         runner.close()
 
@@ -86,8 +88,8 @@ def test_a_local_cluster_gives_the_one_process_solution(rid, inline, local_sessi
 def test_swept_plies_as_tasks_give_the_one_process_solution(
     inline, local_session, monkeypatch
 ) -> None:
-    monkeypatch.setattr(lean, "UNPLAY_COST", 10**9)  # every ply swept forwards
-    monkeypatch.setattr(lean, "UNPLAY_COST_FILTERED", 10**9)
+    set_everywhere(monkeypatch, "UNPLAY_COST", 10**9)  # every ply swept forwards
+    set_everywhere(monkeypatch, "UNPLAY_COST_FILTERED", 10**9)
     rid = RULESETS[0]
     sol, runner = solve_on(local_session, rid)
     assert_same(inline(rid), sol)
@@ -102,8 +104,8 @@ def test_un_played_plies_as_tasks_are_filtered_by_the_solve(
     rid = RULESETS[0]
     want = inline(rid)  # before the filters leak
     made = leaky_key_filters()
-    monkeypatch.setattr(lean, "UNPLAY_COST", 0)
-    monkeypatch.setattr(lean, "UNPLAY_COST_FILTERED", 0)
+    set_everywhere(monkeypatch, "UNPLAY_COST", 0)
+    set_everywhere(monkeypatch, "UNPLAY_COST_FILTERED", 0)
     sol, runner = solve_on(local_session, rid)
     assert_same(want, sol)
     assert runner.steps["sweep"] == 0 and runner.steps["retrograde"] > 1 and made
@@ -181,7 +183,7 @@ def test_a_failing_task_is_reported_once_as_one_line(hand_cluster, tmp_path, mon
             "solve",
             R44C4,
             "--method",
-            "lean",
+            "compact",
             "--scheduler",
             hand_cluster.address,
             "--shared",
@@ -206,7 +208,7 @@ def test_a_memory_cap_on_a_worker_is_a_budget(local_session) -> None:
 
 
 def test_the_command_line_splits_only_when_asked(tmp_path) -> None:
-    plain = run_cli("solve", R44C4, "--method", "lean", "--json")
+    plain = run_cli("solve", R44C4, "--method", "compact", "--json")
     assert plain.returncode == 0, plain.stderr
     plain = json.loads(plain.stdout)
     assert "tasks" not in plain and "cluster" not in plain
@@ -215,7 +217,7 @@ def test_the_command_line_splits_only_when_asked(tmp_path) -> None:
     )  # fmt: skip
     assert split.returncode == 0, split.stderr
     split = json.loads(split.stdout)
-    assert split["method"] == "lean" and "LocalCluster of 2" in split["cluster"]
+    assert split["method"] == "compact" and "LocalCluster of 2" in split["cluster"]
     assert split["tasks"] > 0 and sum(split["tasks_per_worker"].values()) == split["tasks"]
     # The expansions differ: a cluster takes a level in bigger pieces than one process,
     # so fewer classes reached again at their own level are still to be taken.
@@ -230,5 +232,5 @@ def test_other_methods_refuse_the_cluster_options(method) -> None:
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         f"error: --method {method} runs in one process; the cluster options (--workers, "
-        "--scheduler, --cluster-config, --shared) need --method lean or proof"
+        "--scheduler, --cluster-config, --shared) need --method compact or proof"
     ]

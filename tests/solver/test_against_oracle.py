@@ -1,7 +1,7 @@
 """``python -m harness solve RULESET --json`` against the oracle's brute-force solver.
 
 The oracle (``tests/oracle/pop_oracle.py``) enumerates the reachable graph with its own reading
-of RULES.md and solves it by plain retrograde analysis (winner fastest, loser slowest, cycles
+of docs/rules.md and solves it by plain retrograde analysis (winner fastest, loser slowest, cycles
 drawn), so agreement on value, plies and the number of reachable positions over every edge is
 independent evidence for the numpy solver. The reachable count is issue 3's: positions reached
 by legal play, the initial one included, none after a game-ending action, the turn as handed
@@ -128,7 +128,7 @@ def test_every_reachable_position_has_the_oracle_value(rid, tmp_path):
     harness_solve(rid, "--out", str(out))
     try:
         from harness.rules import Position, Ruleset
-        from harness.solver.retrograde import Solution
+        from harness.solver.solution import Solution
     except ImportError as exc:
         pytest.skip(f"no loader for solve --out files: {exc}")
     saved = Solution.load(out)

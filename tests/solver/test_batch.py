@@ -10,8 +10,9 @@ import pytest
 from harness.rules import Action, Position, Ruleset, legal_actions, play_unchecked
 from harness.rules.symmetry import canonical, symmetries
 from harness.solver import batch
-from harness.solver.batch import BatchEngine, States, engine
+from harness.solver.batch import BatchEngine, engine
 from harness.solver.sample import every_field_rulesets, random_position, random_ruleset
+from harness.solver.states import States
 
 
 def reference_rows(rs: Ruleset, positions: list[Position]):

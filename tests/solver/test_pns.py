@@ -14,7 +14,7 @@ from harness.cert.format import write_certificate
 from harness.rules import Position, Ruleset
 from harness.rules.geometry import geometry
 from harness.solver import pns
-from harness.solver.batch import States
+from harness.solver.memory import hugepage_switch
 from harness.solver.pns import (
     BatchCanon,
     LineThreats,
@@ -25,8 +25,8 @@ from harness.solver.pns import (
 )
 from harness.solver.pntree import Tree
 from harness.solver.proof import BudgetExhausted, Canon, ProofSearch, ProofStateError, state_of
-from harness.solver.retrograde import hugepage_switch
 from harness.solver.sample import random_position, random_ruleset
+from harness.solver.states import States
 
 DEFAULT = Ruleset.from_id("pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump")
 RINGOUT = Ruleset.from_id("pop1-3x4-c3-ringout-continue-binempty-king-nozero-nojump")
@@ -302,7 +302,7 @@ def test_leaves_the_table_holds_are_settled_from_it_after_a_load(tmp_path):
 
 
 def test_a_search_asks_numpy_for_small_pages():
-    """The tree's fresh rows must not fault in huge pages (retrograde.small_pages): the
+    """The tree's fresh rows must not fault in huge pages (memory.small_pages): the
     switch numpy's NUMPY_MADVISE_HUGEPAGE sets is off once a search exists."""
     switch = hugepage_switch()
     before = switch(True)

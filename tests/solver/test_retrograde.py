@@ -8,8 +8,11 @@ import numpy as np
 import pytest
 
 from harness.rules import Position, Ruleset, legal_actions, play_unchecked
-from harness.solver.batch import KEY2, States
-from harness.solver.retrograde import BudgetExceeded, KeyIndex, Solution, solve
+from harness.solver.budget import BudgetExceeded
+from harness.solver.classindex import KeyIndex
+from harness.solver.retrograde import solve
+from harness.solver.solution import Solution
+from harness.solver.states import KEY2, States
 
 
 def brute_force(rs: Ruleset):
@@ -245,10 +248,10 @@ def test_passes_in_small_pieces_give_the_same_solution(monkeypatch):
 
 def test_memory_budget_refuses_a_pass_that_would_not_fit():
     rs = Ruleset.from_id("pop1-4x4-c4-torus-continue-binempty-king-nozero-nojump")
-    from harness.solver.retrograde import _rss
+    from harness.solver.memory import resident_bytes
 
     with pytest.raises(BudgetExceeded, match="memory-limit"):
-        solve(rs, max_memory=_rss() + 1)
+        solve(rs, max_memory=resident_bytes() + 1)
 
 
 def test_key_index_growth_estimate():

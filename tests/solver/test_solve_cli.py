@@ -9,7 +9,7 @@ import pytest
 
 from harness.cli import main
 from harness.rules import Position, Ruleset
-from harness.solver.retrograde import Solution
+from harness.solver.solution import Solution
 
 SMALL = "pop1-3x3-c3-torus-continue-binempty-king-nozero-nojump"
 # Its numbers, from the oracle's brute-force solver (tests/oracle/pop_oracle.py).
@@ -138,28 +138,33 @@ def test_auto_method_enumerates_small_graphs_and_searches_big_ones():
     assert report["canonical"] <= class_bound(small)
 
 
-def test_lean_method_agrees_and_says_so(tmp_path, capsys):
+def test_compact_method_agrees_and_says_so(tmp_path, capsys):
     assert main(["solve", SMALL, "--json"]) == 0
     full = json.loads(capsys.readouterr().out)
     work = tmp_path / "work"
-    assert main(["solve", SMALL, "--json", "--method", "lean", "--workdir", str(work)]) == 0
-    lean = json.loads(capsys.readouterr().out)
-    assert lean["method"] == "lean" and full["method"] == "retrograde"
-    assert (lean["value"], lean["plies"], lean["positions"], lean["classes"]) == (
+    assert main(["solve", SMALL, "--json", "--method", "compact", "--workdir", str(work)]) == 0
+    compact_report = json.loads(capsys.readouterr().out)
+    assert compact_report["method"] == "compact" and full["method"] == "retrograde"
+    assert (
+        compact_report["value"],
+        compact_report["plies"],
+        compact_report["positions"],
+        compact_report["classes"],
+    ) == (
         full["value"],
         full["plies"],
         full["positions"],
         full["classes"],
     )
-    assert lean["disk_bytes"] > 0 and (work / "complete.json").exists()
+    assert compact_report["disk_bytes"] > 0 and (work / "complete.json").exists()
 
 
-def test_lean_on_threads_agrees_and_other_methods_refuse_threads(capsys):
-    assert main(["solve", SMALL, "--json", "--method", "lean"]) == 0
+def test_compact_on_threads_agrees_and_other_methods_refuse_threads(capsys):
+    assert main(["solve", SMALL, "--json", "--method", "compact"]) == 0
     one = json.loads(capsys.readouterr().out)
-    assert main(["solve", SMALL, "--json", "--threads", "2"]) == 0  # auto: lean on threads
+    assert main(["solve", SMALL, "--json", "--threads", "2"]) == 0  # auto: compact on threads
     two = json.loads(capsys.readouterr().out)
-    assert (one["threads"], two["threads"], two["method"]) == (1, 2, "lean")
+    assert (one["threads"], two["threads"], two["method"]) == (1, 2, "compact")
     assert (two["value"], two["plies"], two["positions"], two["classes"]) == (
         one["value"],
         one["plies"],
@@ -172,12 +177,12 @@ def test_lean_on_threads_agrees_and_other_methods_refuse_threads(capsys):
         assert "--threads 2" in err and len(err.strip().splitlines()) == 1
 
 
-def test_lean_workdir_of_another_ruleset_is_bad_input(tmp_path, capsys):
+def test_compact_workdir_of_another_ruleset_is_bad_input(tmp_path, capsys):
     work = tmp_path / "work"
-    assert main(["solve", SMALL, "--method", "lean", "--workdir", str(work)]) == 0
+    assert main(["solve", SMALL, "--method", "compact", "--workdir", str(work)]) == 0
     capsys.readouterr()
     other = "pop1-4x4-c3-klein-continue-binempty-king-nozero-nojump"
-    assert main(["solve", other, "--method", "lean", "--workdir", str(work)]) == 2
+    assert main(["solve", other, "--method", "compact", "--workdir", str(work)]) == 2
     err = capsys.readouterr().err
     assert "holds a solve of" in err and len(err.strip().splitlines()) == 1
     assert main(["solve", SMALL, "--method", "retrograde", "--workdir", str(work)]) == 2
@@ -195,11 +200,11 @@ def test_pns_method_agrees_and_a_spent_budget_is_exit_3(capsys):
     assert "not known" in capsys.readouterr().err
 
 
-def test_auto_picks_lean_between_the_limits():
+def test_auto_picks_compact_between_the_limits():
     from harness.solver.cli import pick_method
 
     c5 = Ruleset.from_id("pop1-5x5-c5-reincarnation-continue-binempty-king-nozero-nojump")
-    assert pick_method(c5) == "lean"
+    assert pick_method(c5) == "compact"
     assert pick_method(Ruleset.from_id(SMALL)) == "retrograde"
 
 
@@ -215,7 +220,7 @@ def test_winner_limits_the_search_to_one_player(method, capsys):
 
 
 def test_winner_needs_a_proof_search(capsys):
-    assert main(["solve", SMALL, "--method", "lean", "--winner", "x"]) == 2
+    assert main(["solve", SMALL, "--method", "compact", "--winner", "x"]) == 2
     err = capsys.readouterr().err
     assert "--winner" in err and "--method proof or pns" in err and len(err.splitlines()) == 1
     assert main(["solve", SMALL, "--winner", "x"]) == 2  # auto picks a strong solve here
@@ -237,3 +242,12 @@ def test_no_deepening_searches_the_one_bound(capsys):
     assert "no bound done" in capsys.readouterr().err
     assert main(["solve", rid, "--method", "proof", "--no-deepening"]) == 2
     assert "needs --method pns, not proof" in capsys.readouterr().err
+
+
+def test_the_old_method_name_lean_runs_compact_and_says_so(capsys):
+    assert main(["solve", SMALL, "--json", "--method", "lean"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["method"] == "compact"
+    assert out.err.strip() == (
+        "note: --method lean is the old name of --method compact (kept for one release)"
+    )

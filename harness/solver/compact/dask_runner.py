@@ -1,7 +1,7 @@
 """The lean strong solver on Dask: each level's expansions and each ply's un-plays as tasks.
 
 ``python -m harness solve RULESET --method lean --workers N`` (or ``--scheduler``,
-``--cluster-config``, with ``--shared DIR``) runs :func:`harness.solver.lean.solve` with a
+``--cluster-config``, with ``--shared DIR``) runs :func:`harness.solver.compact.solve` with a
 :class:`DaskRunner`. What is split is the embarrassingly parallel part:
 
 * **enumeration**: a breadth-first level's classes, in rank ranges of
@@ -10,8 +10,8 @@
   count, and its range's successor classes, distinct and sorted, with their colourings;
 * **retrograde pass**: the classes decided at ply k, in ranges of :data:`TASK_CLASSES`; a
   task (:func:`unplay_task`) un-plays its range and returns every (child row, parent class
-  key, pass) it found. A ply swept forwards (:func:`harness.solver.lean._sweep`) sends the
-  open classes instead, and a task (:func:`successors_task`) returns every (row, successor
+  key, pass) it found. A ply swept forwards (:func:`harness.solver.compact.backward.sweep`)
+  sends the open classes instead, and a task (:func:`successors_task`) returns every (row, successor
   class key, pass) of its range.
 
 The coordinator (the command's own process) keeps the only copy of the per-class columns
@@ -30,7 +30,7 @@ Why the answer never depends on the cluster: the ranges depend only on the level
 size and the constants here, never on the number of workers); a task is a pure function
 of its input, so a rerun after a lost worker returns the same arrays; and the merge is in
 range order. The same ranges run in this process give the same solution, class by class,
-as :class:`~harness.solver.lean.InlineRunner`'s smaller batches: a level's successor set
+as :class:`~harness.solver.compact.runner.InlineRunner`'s smaller batches: a level's successor set
 and a ply's decided classes do not depend on how the level was cut.
 
 Faults: a worker lost mid-task has its task rerun by the scheduler (up to
@@ -55,24 +55,23 @@ import numpy as np
 from harness.cluster.store import Blob, SharedStore, digest_of, fetch, publish
 from harness.rules.ruleset import Ruleset
 from harness.solver.batch import BatchEngine, engine
-from harness.solver.lean import (
-    BATCH,
+from harness.solver.compact.constants import BATCH, CompactError
+from harness.solver.compact.runner import (
     InlineRunner,
-    LeanError,
-    Unplayer,
-    _ranges,
-    _return_freed_memory,
     expand_range,
+    index_ranges,
     successors_range,
     unplay_range,
 )
+from harness.solver.compact.unplay import Unplayer
+from harness.solver.memory import return_freed_memory
 
 TASK_CLASSES = 16384  # classes per task: about 0.1-0.3 s of work, against ~20 ms per task
 INLINE_BELOW = BATCH  # a level or ply smaller than one batch runs here: no round trip
 WINDOW = 4  # tasks in flight per worker (results wait on the workers until merged)
 
 
-class TaskFailed(LeanError):
+class TaskFailed(CompactError):
     """A solve task failed on the cluster for a real reason, or every worker that ran it
     died; ``exit_code`` is the command's (3 for a memory cap, 2 otherwise)."""
 
@@ -107,13 +106,13 @@ def _engine(ruleset: str) -> BatchEngine:
     2.5 times the CPU it takes in the command's own process.
     """
     if not _TUNED:
-        _return_freed_memory()
+        return_freed_memory()
         _TUNED.append(True)
     return engine(Ruleset.from_id(ruleset))
 
 
 def expand_task(ruleset: str, data: bytes | Blob, shared: str | None) -> bytes | Blob:
-    """One enumeration task: expand a range of a level (:func:`~harness.solver.lean.
+    """One enumeration task: expand a range of a level (:func:`~harness.solver.compact.runner.
     expand_range`). Input arrays ``keys``, ``bits``, ``first``; output ``flag``, ``count``,
     ``keys``, ``bits`` (the successors), each with the run's ``token``."""
     a = unpack(fetch(data))
@@ -124,7 +123,7 @@ def expand_task(ruleset: str, data: bytes | Blob, shared: str | None) -> bytes |
 
 def unplay_task(ruleset: str, data: bytes | Blob, shared: str | None) -> bytes | Blob:
     """One retrograde task: un-play a range of the classes decided at one ply
-    (:func:`~harness.solver.lean.unplay_range`). Input ``keys``; output ``rows``,
+    (:func:`~harness.solver.compact.runner.unplay_range`). Input ``keys``; output ``rows``,
     ``parents`` (class keys) and ``same`` (the action was a pass)."""
     a = unpack(fetch(data))
     eng = _engine(ruleset)
@@ -138,7 +137,7 @@ def unplay_task(ruleset: str, data: bytes | Blob, shared: str | None) -> bytes |
 
 def successors_task(ruleset: str, data: bytes | Blob, shared: str | None) -> bytes | Blob:
     """One task of a swept ply: every live successor of a range of open classes
-    (:func:`~harness.solver.lean.successors_range`). Input ``keys``; output ``rows``,
+    (:func:`~harness.solver.compact.runner.successors_range`). Input ``keys``; output ``rows``,
     ``children`` (class keys) and ``same`` (the action was a pass)."""
     a = unpack(fetch(data))
     rows, children, same = successors_range(_engine(ruleset), a["keys"])
@@ -248,7 +247,7 @@ class DaskRunner(InlineRunner):
         """Submit ``fn`` over the ranges of ``n`` items (a window at a time) and yield
         each range's arrays in range order."""
         session, store = self.session, self.store
-        ranges = _ranges(n, self.task_classes)
+        ranges = index_ranges(n, self.task_classes)
         bar = self._bar(stage)
         bar.add(len(ranges))
         window = WINDOW * max(1, len(session.workers()))
