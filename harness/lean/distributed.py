@@ -8,7 +8,7 @@ imports have passed (a module whose import failed is ``skipped``, naming it, and
 submitted). Each task runs the same
 
 ``lake build +MODULE`` as a local run, under the same RLIMIT_AS cap and timeout, set on the
-worker by the OS (see :func:`harness.lean.runner.run_limited`).
+worker by the OS (see :func:`harness.lean.child.run_limited`).
 
 A module that fails (a Lean error, the memory cap, a timeout) is a *result*, reported once;
 a worker lost mid-build has its task rerun elsewhere by the scheduler, and since its lake
@@ -28,18 +28,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.lean.child import ChildResult, Limits, run_limited
+from harness.lean.modules import Module
 from harness.lean.parse import Message
-from harness.lean.runner import (
-    ChildResult,
-    Limits,
-    Module,
-    Verdict,
-    _record,
-    _save_log,
-    _trim,
-    classify,
-    run_limited,
-)
+from harness.lean.verdict import Verdict, classify, result_record, save_log, trim_messages
 
 
 @dataclass
@@ -156,7 +148,7 @@ def build_on_cluster(
             if broken:
                 why = Message("error", f"not run: imports {', '.join(broken)}, which failed")
                 skipped = Verdict("skipped", [why])
-                settle(user, _record(modules[user], keys[user], None, skipped, None))
+                settle(user, result_record(modules[user], keys[user], None, skipped, None))
             else:
                 submit(user)
 
@@ -200,17 +192,17 @@ def build_on_cluster(
             why = Message("error", f"the prepare build failed: {first}")
             for name in to_build:
                 skipped = Verdict("skipped", [why])
-                decide(name, _record(modules[name], keys[name], None, skipped, None))
+                decide(name, result_record(modules[name], keys[name], None, skipped, None))
             continue
         name = names[future.key]
         mod = modules[name]
         if traced is None:
             crashed = Verdict("crashed", [Message("error", _task_failure(exc))])
-            settle(name, _record(mod, keys[name], None, crashed, None))
+            settle(name, result_record(mod, keys[name], None, crashed, None))
             continue
         outcome: Outcome = traced.value
-        log = None if outcome.child is None else _save_log(log_dir, name, outcome.child)
-        record = _record(mod, keys[name], outcome.child, outcome.verdict, log)
+        log = None if outcome.child is None else save_log(log_dir, name, outcome.child)
+        record = result_record(mod, keys[name], outcome.child, outcome.verdict, log)
         if outcome.status == "passed" and cache is not None:
             cache.put(keys[name], {**record, "log": None})
             cache.save()
@@ -246,7 +238,7 @@ def _prepare_record(
         "status": verdict.status,
         "seconds": None if result is None else result.seconds,
         "peak_mib": None if result is None else result.peak_mib,
-        "messages": _trim(verdict.messages),
-        "log": None if result is None else _save_log(log_dir, "_prepare", result),
+        "messages": trim_messages(verdict.messages),
+        "log": None if result is None else save_log(log_dir, "_prepare", result),
         "worker": worker,
     }

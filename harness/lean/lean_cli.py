@@ -10,7 +10,7 @@ toolchain here (nothing was run; the message says how to install one).
 
 The result file (default ``out/lean/result.json``, written atomically) is what the manifest
 step reads; see :func:`harness.lean.runner.run_project` for its fields and
-:func:`harness.lean.runner.load_result` to read it back.
+:func:`harness.lean.verdict.load_result` to read it back.
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ from tqdm import tqdm
 from harness.cli import EXIT_FAILED, EXIT_OK, HarnessError, positive, run_guarded
 from harness.cluster import Session, add_cluster_arguments, cluster_spec
 from harness.lean.cache import ResultCache, write_json_atomic
-from harness.lean.runner import GIB, Limits, discover_modules, run_project
+from harness.lean.child import GIB, Limits
+from harness.lean.modules import discover_modules
+from harness.lean.runner import run_project
 from harness.lean.toolchain import EXIT_NO_TOOLCHAIN, discover
 
 DEFAULT_MEMORY_GIB = 8.0

@@ -178,7 +178,7 @@ def address_space_cap(memory_gib: float) -> int:
 
 def run_lean_file(folder: Path, pin: str, memory_gib: float, timeout: float) -> LeanRun:
     """Run ``lean [+PIN] -M… Check.lean`` in ``folder`` under an address-space cap."""
-    from harness.lean.runner import run_limited
+    from harness.lean.child import run_limited
 
     prefix, reason, version = find_lean(pin)
     if prefix is None:

@@ -9,7 +9,8 @@ import threading
 import pytest
 
 from harness.lean.cache import ResultCache
-from harness.lean.runner import GIB, Limits, run_project
+from harness.lean.child import GIB, Limits
+from harness.lean.runner import run_project
 from harness.lean.toolchain import discover
 from tests.lean.standin.world import LeanWorld, world_fixture  # noqa: F401
 

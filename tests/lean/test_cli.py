@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.lean.lean_cli import default_jobs, register_lean
-from harness.lean.runner import RESULT_FORMAT, load_result
+from harness.lean.verdict import RESULT_FORMAT, load_result
 
 from .standin.world import PIN, LeanWorld, world_fixture  # noqa: F401
 

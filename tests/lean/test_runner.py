@@ -18,17 +18,11 @@ import pytest
 import harness.lean.runner as runner_module
 from harness.cli import HarnessError
 from harness.lean.cache import ResultCache
-from harness.lean.runner import (
-    GIB,
-    ChildResult,
-    Limits,
-    classify,
-    discover_modules,
-    load_result,
-    run_limited,
-    run_project,
-)
+from harness.lean.child import GIB, ChildResult, Limits, run_limited
+from harness.lean.modules import discover_modules
+from harness.lean.runner import run_project
 from harness.lean.toolchain import discover
+from harness.lean.verdict import classify, load_result
 
 from .standin.world import LeanWorld, world_fixture  # noqa: F401
 
@@ -43,8 +37,20 @@ ALL = [
 
 
 def test_docstring_examples() -> None:
-    failures, tried = doctest.testmod(runner_module)
-    assert tried >= 2 and failures == 0
+    import harness.lean.child
+    import harness.lean.modules
+    import harness.lean.verdict
+
+    results = [
+        doctest.testmod(module)
+        for module in (
+            runner_module,
+            harness.lean.child,
+            harness.lean.modules,
+            harness.lean.verdict,
+        )
+    ]
+    assert sum(r.attempted for r in results) >= 2 and not any(r.failed for r in results)
 
 
 def run(world: LeanWorld, *, cache: ResultCache | None = None, **limits) -> dict:
@@ -560,7 +566,7 @@ def test_real_project_builds(tmp_path: Path) -> None:
 def test_peak_memory_is_the_programs_not_the_harness(tmp_path) -> None:
     # A child's ru_maxrss starts at its parent's peak on Linux; the runner must report the
     # program's own peak however large the harness process has grown.
-    from harness.lean.runner import run_limited
+    from harness.lean.child import run_limited
 
     ballast = bytearray(512 * 1024 * 1024)
     for i in range(0, len(ballast), 4096):
