@@ -189,7 +189,7 @@ def read_index(directory: str | os.PathLike[str]) -> dict[str, Any]:
     index = load_index_yaml(path)
     if not isinstance(index, dict):
         raise CertificateError(f"{path}: expected a mapping of {', '.join(INDEX_FIELDS)}")
-    _require_fields(index, INDEX_FIELDS, str(path))
+    require_fields(index, INDEX_FIELDS, str(path))
     if index["format"] != FORMAT or isinstance(index["format"], bool):
         raise CertificateError(f"{path}: format {index['format']!r}, this checker reads {FORMAT}")
     for key in ("ruleset", "winner", "root", "hash"):
@@ -197,7 +197,7 @@ def read_index(directory: str | os.PathLike[str]) -> dict[str, Any]:
             raise CertificateError(f"{path}: field {key!r} must be text")
     if index["winner"] not in ("x", "o"):
         raise CertificateError(f"{path}: winner {index['winner']!r} is not 'x' or 'o'")
-    if not _is_count(index["entries"]):
+    if not is_count(index["entries"]):
         raise CertificateError(f"{path}: entries {index['entries']!r} is not a count")
     if not isinstance(index["shards"], list) or not index["shards"]:
         raise CertificateError(f"{path}: shards must be a non-empty list")
@@ -205,7 +205,7 @@ def read_index(directory: str | os.PathLike[str]) -> dict[str, Any]:
     return index
 
 
-def _is_count(value: object) -> bool:
+def is_count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
@@ -258,7 +258,7 @@ def shard_lines(data: bytes, entries: int | None, where: str) -> Iterator[tuple[
         raise CertificateError(f"{where}: corrupt or truncated gzip ({exc})") from exc
 
 
-def _require_fields(
+def require_fields(
     obj: dict, fields: tuple[str, ...], where: str, *, missing_is: str = "missing"
 ) -> None:
     """Exactly ``fields``: an unknown one is named first, then any that is missing."""
@@ -289,11 +289,11 @@ def parse_json_line(line: str, where: str) -> dict:
 def parse_entry(line: str, where: str) -> Entry:
     """One JSON line to an :class:`Entry`; anything else is a :class:`CertificateError`."""
     obj = parse_json_line(line, where)
-    _require_fields(obj, ENTRY_FIELDS, where, missing_is="malformed line, missing")
+    require_fields(obj, ENTRY_FIELDS, where, missing_is="malformed line, missing")
     position, action, rank = obj["position"], obj["action"], obj["rank"]
     if not isinstance(position, str) or not isinstance(action, str):
         raise CertificateError(f"{where}: malformed line, position and action must be text")
-    if not _is_count(rank):
+    if not is_count(rank):
         raise CertificateError(f"{where}: malformed line, rank {clip(rank)} is not a count")
     return Entry(position, action, rank)
 
@@ -316,7 +316,7 @@ def check_shard_entries(shards: list, where_of, seen: set) -> None:
         where = where_of(i)
         if not isinstance(shard, dict):
             raise CertificateError(f"{where}: expected a mapping of {', '.join(SHARD_FIELDS)}")
-        _require_fields(shard, SHARD_FIELDS, where)
+        require_fields(shard, SHARD_FIELDS, where)
         name = shard["file"]
         if (
             not isinstance(name, str)
@@ -335,5 +335,5 @@ def check_shard_entries(shards: list, where_of, seen: set) -> None:
         if not isinstance(shard["blake3"], str):
             raise CertificateError(f"{where}: blake3 must be text")
         for key in ("entries", "placement_rank"):
-            if not _is_count(shard[key]):
+            if not is_count(shard[key]):
                 raise CertificateError(f"{where}: {key} {shard[key]!r} is not a count")

@@ -44,15 +44,15 @@ from harness.cert.format import (
     INDEX,
     CertificateError,
     Shard,
-    _is_count,
-    _require_fields,
     certificate_hash,
     check_shard_entries,
     digest,
     dump_index,
+    is_count,
     load_index_yaml,
     parse_json_line,
     read_shard_file,
+    require_fields,
     shard_bytes,
     shard_lines,
 )
@@ -176,7 +176,7 @@ def read_nonwin_index(directory: str | os.PathLike[str]) -> dict[str, Any]:
     index = load_index_yaml(path)
     if not isinstance(index, dict):
         raise CertificateError(f"{path}: expected a mapping of {', '.join(INDEX_FIELDS)}")
-    _require_fields(index, INDEX_FIELDS, str(path))
+    require_fields(index, INDEX_FIELDS, str(path))
     if index["format"] != FORMAT or isinstance(index["format"], bool):
         raise CertificateError(f"{path}: format {index['format']!r}, expected {FORMAT}")
     if index["kind"] != KIND:
@@ -184,7 +184,7 @@ def read_nonwin_index(directory: str | os.PathLike[str]) -> dict[str, Any]:
     for key in ("ruleset", "root", "value", "hash"):
         if not isinstance(index[key], str):
             raise CertificateError(f"{path}: field {key!r} must be text")
-    if not _is_count(index["entries"]):
+    if not is_count(index["entries"]):
         raise CertificateError(f"{path}: entries {index['entries']!r} is not a count")
     sets = index["sets"]
     if not isinstance(sets, list) or not 1 <= len(sets) <= 2:
@@ -195,7 +195,7 @@ def read_nonwin_index(directory: str | os.PathLike[str]) -> dict[str, Any]:
         where = f"{path}: sets[{j}]"
         if not isinstance(nws, dict):
             raise CertificateError(f"{where}: expected a mapping of {', '.join(SET_FIELDS)}")
-        _require_fields(nws, SET_FIELDS, where)
+        require_fields(nws, SET_FIELDS, where)
         if nws["player"] not in PLAYER_TEXT:
             raise CertificateError(f"{where}: player {nws['player']!r} is not 'x' or 'o'")
         if nws["player"] in players:
@@ -203,7 +203,7 @@ def read_nonwin_index(directory: str | os.PathLike[str]) -> dict[str, Any]:
         players.append(nws["player"])
         if not isinstance(nws["hash"], str):
             raise CertificateError(f"{where}: hash must be text")
-        if not _is_count(nws["entries"]):
+        if not is_count(nws["entries"]):
             raise CertificateError(f"{where}: entries {nws['entries']!r} is not a count")
         if not isinstance(nws["shards"], list) or not nws["shards"]:
             raise CertificateError(f"{where}: shards must be a non-empty list")
@@ -218,7 +218,7 @@ def read_nonwin_index(directory: str | os.PathLike[str]) -> dict[str, Any]:
 def parse_nonwin_entry(line: str, where: str) -> NonWinEntry:
     """One JSON line to a :class:`NonWinEntry`; anything else is a :class:`CertificateError`."""
     obj = parse_json_line(line, where)
-    _require_fields(obj, ENTRY_FIELDS, where, missing_is="malformed line, missing")
+    require_fields(obj, ENTRY_FIELDS, where, missing_is="malformed line, missing")
     position, action = obj["position"], obj["action"]
     if not isinstance(position, str) or not (action is None or isinstance(action, str)):
         raise CertificateError(

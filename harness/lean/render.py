@@ -215,7 +215,7 @@ def read_certificate(cert_dir: str | os.PathLike[str]) -> CertData:
 # --- expanding to positions as reached ---------------------------------------------------------
 
 
-def _progress(total: int | None, desc: str):
+def render_progress(total: int | None, desc: str):
     if not sys.stderr.isatty():
         return None
     from tqdm import tqdm
@@ -269,7 +269,7 @@ def expand(cert: CertData) -> None:
             if key not in seen:
                 seen.add(key)
                 todo.append(M.pos_decode(cfg, key))
-    bar = _progress(None, "expanding")
+    bar = render_progress(None, "expanding")
     while todo:
         s = todo.pop()
         if bar is not None:
@@ -288,7 +288,7 @@ def expand(cert: CertData) -> None:
             stored_key, stored_code, rank, shard_i = found
             sp = M.pos_decode(cfg, stored_key)
             sym_stored = canonical(rs, Position((sp.x, sp.o), (sp.xbin, sp.obin), sp.turn))[1]
-            act = _action(cfg, stored_code)
+            act = action_of(cfg, stored_code)
             mapped = sym_here.inverse().action(sym_stored.action(act))
             code = code_of_action(cfg, mapped)
             aliases[key] = (code, rank, shard_i)
@@ -303,7 +303,7 @@ def expand(cert: CertData) -> None:
         cert.shards[i].aliases.append((key, code, rank))
 
 
-def _action(cfg: Cfg, code: int) -> Action:
+def action_of(cfg: Cfg, code: int) -> Action:
     src1, dst = divmod(code, cfg.size)
     return Action(None if src1 == 0 else src1 - 1, dst)
 
@@ -362,7 +362,7 @@ def weigh(
     cfg, p = cert.cfg, PLAYERS.index(cert.winner)
     trees: list[M.Node | None] = []
     total = sum(len(s.entries) + len(s.aliases) for s in cert.shards)
-    bar = _progress(total, "weighing") if progress else None
+    bar = render_progress(total, "weighing") if progress else None
     for j, shard in enumerate(cert.shards):
         entries = shard.rendered()
         own = M.balanced(entries)
@@ -446,7 +446,7 @@ def _balanced_lit(entries: list[tuple[int, int, int]], alias_keys: set[int]) -> 
     return node(0, len(entries))
 
 
-def _lean_tree_expr(
+def lean_tree_expr(
     entries: list[tuple[int, int, int]], alias_keys: set[int], chunk: int
 ) -> tuple[list[tuple[str, str]], str]:
     """Definitions (name, expression) for the subtrees too big to inline, and the root
@@ -598,7 +598,7 @@ def geo_declaration(prefix: str, cfg: Cfg) -> dict:
     }
 
 
-def _env() -> jinja2.Environment:
+def template_env() -> jinja2.Environment:
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         undefined=jinja2.StrictUndefined,
@@ -619,7 +619,7 @@ def _side(winner: str) -> str:
     return "Side.x" if winner == "x" else "Side.o"
 
 
-def _lean_string(text: str) -> str:
+def lean_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
@@ -647,7 +647,7 @@ def render_text(
         )
     if any(len(s.weights) != len(s.entries) + len(s.aliases) for s in cert.shards):
         weigh(cert, budget, chunk)
-    env = _env()
+    env = template_env()
     cfg, side = cert.cfg, _side(cert.winner)
     files: dict[str, str] = {}
     modules = []
@@ -656,11 +656,11 @@ def render_text(
     files["Cert.lean"] = env.get_template("cert.lean.jinja").render(
         prefix=prefix,
         cfg=cfg.lean(),
-        ruleset=_lean_string(cert.ruleset),
+        ruleset=lean_string(cert.ruleset),
         side=side,
         winner=cert.winner,
-        cert_hash=_lean_string(cert.hash),
-        root=_lean_string(cert.root),
+        cert_hash=lean_string(cert.hash),
+        root=lean_string(cert.root),
         ruleset_id=cert.ruleset,
         **geo_fields(cfg),
     )
@@ -684,9 +684,9 @@ def render_text(
             index=j,
             count=len(cert.shards),
             file=shard.file,
-            file_lit=_lean_string(shard.file),
+            file_lit=lean_string(shard.file),
             blake3=shard.blake3,
-            blake3_lit=_lean_string(shard.blake3),
+            blake3_lit=lean_string(shard.blake3),
             placement_rank=shard.placement_rank,
             stored=len(shard.entries),
             aliases=len(shard.aliases),
@@ -870,7 +870,7 @@ def render_corpus_text(
     history), grouped by ruleset, in corpus order; one kernel-checked declaration per chunk."""
     from harness.rules.corpus import BRANCHES
 
-    env = env or _env()
+    env = env or template_env()
     index = {b: i for i, b in enumerate(BRANCHES)}
     by_rs: dict[str, list[str]] = {}
     counts = [0] * len(BRANCHES)
@@ -927,7 +927,7 @@ def render_corpus_text(
         module=module,
         chunks=chunks,
         combine=combine,
-        branches=", ".join(_lean_string(b) for b in BRANCHES),
+        branches=", ".join(lean_string(b) for b in BRANCHES),
         records=kept,
         skipped=skipped,
         pinned=PINNED,

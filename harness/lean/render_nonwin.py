@@ -60,16 +60,16 @@ from harness.lean.render import (
     MARKER,
     PINNED,
     RenderError,
-    _action,
-    _env,
-    _lean_string,
-    _lean_tree_expr,
-    _progress,
+    action_of,
     check_options,
     corpus_records,
     geo_declaration,
     geo_fields,
+    lean_string,
+    lean_tree_expr,
     render_corpus_text,
+    render_progress,
+    template_env,
     write_atomically,
 )
 from harness.rules import Position, Ruleset
@@ -205,7 +205,7 @@ def expand(cert: NonWinData) -> None:
             if key not in seen:
                 seen.add(key)
                 todo.append(M.pos_decode(cfg, key))
-        bar = _progress(None, f"expanding {PLAYER_TEXT[p]}")
+        bar = render_progress(None, f"expanding {PLAYER_TEXT[p]}")
         while todo:
             s = todo.pop()
             if bar is not None:
@@ -223,7 +223,7 @@ def expand(cert: NonWinData) -> None:
                     code = 0
                 else:
                     sym_stored = _canon_key(rs, M.pos_decode(cfg, stored_key))[1]
-                    act = _action(cfg, stored_code)
+                    act = action_of(cfg, stored_code)
                     code = code_of_action(cfg, sym_here.inverse().action(sym_stored.action(act)))
                 aliases[key] = code
             actions = M.legal(cfg, s) if s.turn == p else [code]
@@ -342,7 +342,7 @@ def render_text(
             f"output directory name {prefix!r} is not a Lean module name (e.g. Generated)"
         )
     _weighed(cert)
-    env = _env()
+    env = template_env()
     cfg = cert.cfg
     files: dict[str, str] = {}
     modules = []
@@ -350,11 +350,11 @@ def render_text(
     files["Cert.lean"] = env.get_template("nonwin_cert.lean.jinja").render(
         prefix=prefix,
         cfg=cfg.lean(),
-        ruleset=_lean_string(cert.ruleset),
+        ruleset=lean_string(cert.ruleset),
         ruleset_id=cert.ruleset,
-        value=_lean_string(cert.value),
-        root=_lean_string(cert.root),
-        cert_hash=_lean_string(cert.hash),
+        value=lean_string(cert.value),
+        root=lean_string(cert.root),
+        cert_hash=lean_string(cert.hash),
         **geo_fields(cfg),
     )
     modules.append({"module": f"{prefix}.Cert", "file": "Cert.lean", "kind": "cert", "imports": []})
@@ -370,7 +370,7 @@ def render_text(
         data_names = [f"{prefix}.NonWin{tag}{i:04d}" for i in range(len(parts))]
         set_module = f"{prefix}.Set{tag}"
         for i, part in enumerate(parts):
-            defs, root = _lean_tree_expr(part, alias_keys, CHUNK)
+            defs, root = lean_tree_expr(part, alias_keys, CHUNK)
             files[f"NonWin{tag}{i:04d}.lean"] = env.get_template("nonwin_data.lean.jinja").render(
                 prefix=prefix,
                 module=data_names[i],

@@ -300,7 +300,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def _default_signing_key(path: Path | None):
+def default_signing_key(path: Path | None):
     """``path``, or the default key, made on a first run on a fresh machine (and said so)."""
     if path is None and not default_key_path().exists():
         try:
@@ -324,7 +324,7 @@ def _verify(args: argparse.Namespace) -> int:
     from harness.manifest.pipeline import LeanOptions, Pipeline, summary_table
 
     _lean_covers(args.ruleset)
-    key = _default_signing_key(args.key)
+    key = default_signing_key(args.key)
     pipe = Pipeline(
         args.ruleset,
         key,
@@ -499,7 +499,7 @@ def _audit(args: argparse.Namespace) -> int:
             if not folder.is_dir():
                 raise HarnessError(f"--keys {folder}: no such folder")
         published = publisher_keys(*folders)
-    sign_key = _default_signing_key(args.sign_key)
+    sign_key = default_signing_key(args.sign_key)
     out = args.out or Path("out/audit") / sha256_file(args.archive)
     auditor = Auditor(
         args.archive,

@@ -36,7 +36,7 @@ from harness.cli import EXIT_BUDGET, HarnessError
 DEPTH = re.compile(r"no (x|o) win within (\d+) plies")
 
 
-def _record(ruleset: str, budget: float | None, **fields) -> dict:
+def cell_record(ruleset: str, budget: float | None, **fields) -> dict:
     base = {
         "ruleset": ruleset,
         "status": "failed",
@@ -107,7 +107,7 @@ def _from_manifest(ruleset: str, doc: dict, status: str, path: Path, budget) -> 
     lean = doc.get("lean") or {}
     spent = [s for s in steps if s.get("status") == "budget"]
     value = result.get("value") if status != "open" else None
-    return _record(
+    return cell_record(
         ruleset,
         budget if budget is not None else (doc.get("budget") or None),
         status=status,
@@ -149,7 +149,7 @@ def run_cell(
     try:
         rs = Ruleset.from_id(ruleset)
     except ValueError as exc:
-        return _record(ruleset, budget, detail=str(exc))
+        return cell_record(ruleset, budget, detail=str(exc))
     manifests, work = Path(manifests), Path(work)
     if not rerun:
         found = published_record(rs.id, manifests)
@@ -166,7 +166,7 @@ def run_cell(
         else:
             record = _python_cell(rs, budget, work, runner, say, gap)
     except HarnessError as exc:
-        record = _record(rs.id, budget, detail=str(exc))
+        record = cell_record(rs.id, budget, detail=str(exc))
     record["seconds"] = round(time.monotonic() - t0, 3)
     return record
 
@@ -216,7 +216,7 @@ def _python_cell(rs, budget, work, runner, say, gap: str) -> dict:
     method = [] if keep else ["--method", "proof"]
     done = runner.run(["solve", rs.id, "--json", *keep, *method, *limit])
     if done.returncode == EXIT_BUDGET:
-        return _record(
+        return cell_record(
             rs.id,
             budget,
             status="open",
@@ -226,7 +226,7 @@ def _python_cell(rs, budget, work, runner, say, gap: str) -> dict:
         )
     info = _last_json(done.stdout)
     if done.returncode != 0 or "value" not in info:
-        return _record(rs.id, budget, lean=lean, detail=done.last_error_line())
+        return cell_record(rs.id, budget, lean=lean, detail=done.last_error_line())
     args = ["certify", rs.id, "--out", str(cert), "--force", "--json"]
     if solution.is_file():
         args += ["--solution", str(solution)]
@@ -236,7 +236,7 @@ def _python_cell(rs, budget, work, runner, say, gap: str) -> dict:
     made = runner.run(args)
     base = dict(value=info["value"], plies=info.get("plies"), positions=info.get("positions"))
     if made.returncode == EXIT_BUDGET:
-        return _record(
+        return cell_record(
             rs.id,
             budget,
             status="open",
@@ -247,14 +247,14 @@ def _python_cell(rs, budget, work, runner, say, gap: str) -> dict:
         )
     summary = _last_json(made.stdout)
     if made.returncode != 0:
-        return _record(rs.id, budget, lean=lean, **base, detail=made.last_error_line())
+        return cell_record(rs.id, budget, lean=lean, **base, detail=made.last_error_line())
     say(f"{rs.id}: check")
     checked = runner.run(["check", str(cert), "--ruleset", rs.id, "--json"])
     report = _last_json(checked.stdout)
     ok = checked.returncode == 0 and report.get("ok") is True
     certified = summary.get("value") if summary.get("kind") == "nonwin" else summary.get("winner")
     agrees = certified == info["value"]
-    return _record(
+    return cell_record(
         rs.id,
         budget,
         status="certified" if ok and agrees else "failed",

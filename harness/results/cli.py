@@ -24,7 +24,7 @@ from harness.atomic import atomic_file
 from harness.bounded import read_yaml
 from harness.cli import EXIT_FAILED, EXIT_OK, HarnessError, folder_path, positive
 from harness.cluster import Session, add_cluster_arguments, cluster_spec
-from harness.results.cell import _record, run_cell
+from harness.results.cell import cell_record, run_cell
 from harness.results.matrix import EDGES, MATRICES, cells_of
 
 
@@ -128,9 +128,9 @@ def run(args: argparse.Namespace) -> int:
         raise HarnessError(str(exc)) from None
     if not cells:
         raise HarnessError(f"--only {' '.join(args.only or [])}: no cell of {args.matrix} matches")
-    from harness.manifest.cli import _default_signing_key
+    from harness.manifest.cli import default_signing_key
 
-    key = _default_signing_key(args.key)  # made on a first run, as verify does
+    key = default_signing_key(args.key)  # made on a first run, as verify does
     if args.publish:
         from harness.manifest.publish import require_project_key
 
@@ -251,7 +251,7 @@ def _cells_on_cluster(spec, cells, args, key) -> list[dict]:
             else:
                 exc = future.exception()
                 why = f"the cell's task failed on the cluster: {type(exc).__name__}: {exc}"
-                records.append(_record(cell.ruleset, args.budget, detail=why))
+                records.append(cell_record(cell.ruleset, args.budget, detail=why))
     return records
 
 
