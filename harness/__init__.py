@@ -1,13 +1,15 @@
 """pop-harness: solve the board game Pop, certify the result, and check it with Lean.
 
-The package is laid out by stage of the data flow (see ``ARCHITECTURE.md``)::
+The package is laid out by stage of the data flow (see ``docs/architecture.md``)::
 
     rules/     ruleset ids, edge geometry, symmetries, the reference engine, notation
-    solver/    numpy batch engine, retrograde solver, proof search
+    solver/    numpy batch engine, the retrograde and compact strong solvers, proof searches
     cert/      certificate format, builder, independent checker
     lean/      rendering Lean modules, running lake per shard, parsing its output
     manifest/  signed manifests, sealed archives, audits
     site/      the static web site
+    results/   a matrix of rulesets verified cell by cell
+    cluster/   the Dask options, session and shared folder every stage uses
 """
 
 __version__ = "0.1.0"

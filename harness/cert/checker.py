@@ -8,7 +8,7 @@ every result. It accepts a certificate only when
 * ``index.yaml`` is well-formed, the ruleset parses (and equals ``--ruleset`` when given),
   ``root`` is the ruleset's initial position, every shard's blake3 and the certificate hash
   match, the entry counts and placement ranks agree with the shards;
-* every line is ``{"position", "action", "rank"}`` and nothing else, in RULES.md notation;
+* every line is ``{"position", "action", "rank"}`` and nothing else, in docs/rules.md notation;
 * every entry has the winner to move, no two entries are images of one position;
 * every action is legal and does not end the game in a draw or a loss, every loser's reply
   either ends the game in a win for the winner or hands the winner a position that is an

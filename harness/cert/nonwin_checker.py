@@ -5,7 +5,7 @@ For every set (player ``p`` cannot force a win) it accepts only when
 * ``index.yaml`` is well-formed, the ruleset parses (and equals ``--ruleset`` when given),
   ``root`` is the initial position, every shard's blake3, every set hash and the certificate
   hash match, the counts and placement ranks agree with the shards;
-* every line is ``{"position", "action"}`` in RULES.md notation; ``action`` is null exactly
+* every line is ``{"position", "action"}`` in docs/rules.md notation; ``action`` is null exactly
   where ``p`` is to move; no two entries are images of one position;
 * where ``p`` is to move, ``p`` has a legal action, and every legal action ends the game in a
   draw or a loss for ``p`` or hands over a position of the set (looked up by canonical image);
@@ -13,7 +13,7 @@ For every set (player ``p`` cannot force a win) it accepts only when
 * the initial position is in the set.
 
 Then no play from a position of the set, with the defender following the set's actions, can
-end in a win for ``p``; values are judged from positions alone (RULES.md, *Values*), so an
+end in a win for ``p``; values are judged from positions alone (docs/rules.md, *Values*), so an
 endless play is not a win, and ``¬ ForceWin p`` holds for every position of the set
 (by induction on ``ForceWin``: docs/lean.md).
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from harness.rules import Action, Position, Ruleset
 
-BIN_BITS = 5  # bins hold at most 16 checkers (RULES.md: 3 <= N <= 16)
+BIN_BITS = 5  # bins hold at most 16 checkers (docs/rules.md: 3 <= N <= 16)
 
 
 class EncodingError(ValueError):
@@ -129,7 +129,7 @@ def decode(cfg: Cfg, key: int) -> tuple[int, int, int, int, int]:
 
 
 def position_key(cfg: Cfg, text: str) -> int:
-    """Parse a position in RULES.md notation (validated by the rules engine) and encode it."""
+    """Parse a position in docs/rules.md notation (validated by the rules engine) and encode it."""
     pos = Position.from_text(cfg.ruleset(), text)
     return encode(cfg, pos.board[0], pos.board[1], pos.bins[0], pos.bins[1], pos.turn)
 

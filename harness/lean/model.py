@@ -148,7 +148,7 @@ def grid_step(cfg: Cfg, sq: int, d: tuple[int, int]) -> int | None:
 
 
 def surf_step(cfg: Cfg, sq: int, d: tuple[int, int]) -> tuple[int, tuple[int, int]] | None:
-    """``Pop.surfStep``: RULES.md's step on the edge surface, and the direction after it."""
+    """``Pop.surfStep``: docs/rules.md's step on the edge surface, and the direction after it."""
     r = sq // cfg.cols + d[0]
     k = (sq % cfg.cols + cfg.cols + d[1] - 1) % cfg.cols
     if cfg.edge == "torus":

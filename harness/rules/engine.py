@@ -1,4 +1,4 @@
-"""The reference engine: legal actions and one turn, exactly as RULES.md says.
+"""The reference engine: legal actions and one turn, exactly as docs/rules.md says.
 
 Every other engine (numpy, browser, Lean) is tested against this one, so it favours being
 obviously right over being clever; it is still written on bitboards with precomputed tables
@@ -10,7 +10,7 @@ because the certificate checker runs it on every reply of every entry.
 >>> out.next.text(rs), out.result, sorted(out.branches)
 ('..../x.o./..../.... 7 7 x', None, ['place', 'push'])
 
-Decisions where RULES.md leaves a gap (the browser and Lean engines make the same ones):
+Decisions where docs/rules.md leaves a gap (the browser and Lean engines make the same ones):
 
 * A push *targets* T only when its neighbour N is occupied, N is reached from one direction
   only, and T is on the board. T is *shared* when two or more such pushes target it; all of
@@ -68,7 +68,7 @@ class Outcome:
 
 
 def movement_allowed(rs: Ruleset, pos: Position) -> bool:
-    """Whether the player to move may move a checker on the board (RULES.md, *Move*)."""
+    """Whether the player to move may move a checker on the board (docs/rules.md, *Move*)."""
     if rs.movement == "always":
         return True
     return rs.movement == "binempty" and pos.bins[pos.turn] == 0

@@ -11,7 +11,7 @@ class RulesetError(ValueError):
 
 
 class NotationError(ValueError):
-    """A square, action or position that is not valid RULES.md notation for the ruleset."""
+    """A square, action or position that is not valid docs/rules.md notation for the ruleset."""
 
 
 class IllegalActionError(ValueError):

@@ -41,7 +41,7 @@ PATTERN_DIRECTIONS: dict[str, tuple[int, ...]] = {
     "queen": (0, 1, 2, 3, 4, 5, 6, 7),
 }
 
-# The four line directions and the branch names RULES.md's lines are reported under.
+# The four line directions and the branch names docs/rules.md's lines are reported under.
 LINE_DIRECTIONS: tuple[tuple[str, tuple[int, int]], ...] = (
     ("horizontal", (0, 1)),
     ("vertical", (1, 0)),
@@ -86,7 +86,7 @@ class Geometry:
     cols: int
     edge: str
     # pop_rays[L]: the rays of a pop landing on L, with neighbours reached from two
-    # directions already left out (RULES.md: such a square is not pushed).
+    # directions already left out (docs/rules.md: such a square is not pushed).
     pop_rays: tuple[tuple[PopRay, ...], ...]
     lines: tuple[Line, ...]
     # Movement happens on the plain grid whatever the edge: neighbours and sliding rays.
@@ -103,7 +103,7 @@ class Geometry:
         return (1 << self.squares) - 1
 
     def step(self, row: int, col: int, direction: tuple[int, int]) -> Step | None:
-        """RULES.md's ``step((r, c), (dr, dc))`` on this edge surface."""
+        """docs/rules.md's ``step((r, c), (dr, dc))`` on this edge surface."""
         return surface_step(self.rows, self.cols, self.edge, row, col, direction)
 
     def square(self, row: int, col: int) -> int:
@@ -153,7 +153,7 @@ def _pop_rays(rows: int, cols: int, edge: str, landing: int) -> tuple[PopRay, ..
             )
         )
     # A neighbour reached from two directions is not pushed (possible only on boards smaller
-    # than RULES.md allows; kept so the rule lives in one place if the bounds ever change).
+    # than docs/rules.md allows; kept so the rule lives in one place if the bounds ever change).
     counts: dict[int, int] = {}
     for ray in rays:
         counts[ray.neighbour] = counts.get(ray.neighbour, 0) + 1

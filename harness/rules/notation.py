@@ -1,4 +1,4 @@
-"""Squares in RULES.md notation: column letter ``a``… then row number ``1``…, from top-left.
+"""Squares in docs/rules.md notation: column letter ``a``… then row number ``1``…, from top-left.
 
 >>> square_name(0, 6), square_name(14, 6)
 ('a1', 'c3')

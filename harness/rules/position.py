@@ -1,4 +1,4 @@
-"""Positions and actions, and their RULES.md notation.
+"""Positions and actions, and their docs/rules.md notation.
 
 A position is two bitboards (x, o), two bins and the player to move; under ``ringout`` the
 checkers that left the game are whatever the board and bin do not account for.

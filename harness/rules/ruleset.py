@@ -1,4 +1,4 @@
-"""Ruleset identifiers: the nine fields of RULES.md, parsed, validated and formatted.
+"""Ruleset identifiers: the nine fields of docs/rules.md, parsed, validated and formatted.
 
 >>> rs = Ruleset.from_id("pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump")
 >>> rs.rows, rs.cols, rs.checkers, rs.edge
@@ -139,7 +139,7 @@ class Ruleset:
 
     @property
     def id(self) -> str:
-        """The identifier: the nine fields in RULES.md's order joined by ``-``."""
+        """The identifier: the nine fields in docs/rules.md's order joined by ``-``."""
         return "-".join(
             (
                 self.version,

@@ -4,7 +4,7 @@ From the initial position, with the reference engine, each player plays the acti
 *other* player's set names for it (x is the defender of "o cannot win", o of "x cannot win").
 By the sets' closure the line stays in both sets: where x is to move, every x action stays in
 "x cannot win" and x's named action stays in "o cannot win"; the same for o. So nobody wins:
-the line ends in a draw (both stuck, or lines for both) or in a repetition, which RULES.md
+the line ends in a draw (both stuck, or lines for both) or in a repetition, which docs/rules.md
 scores as a draw. The build refuses to publish a line that ends otherwise
 (tests/site/test_results.py builds one from a real 3x4 torus draw).
 """

@@ -1,11 +1,11 @@
-"""A plain, deliberately slow second implementation of RULES.md (pop1).
+"""A plain, deliberately slow second implementation of docs/rules.md (pop1).
 
 Written line by line from the rule text and the lead's decisions on its gaps, without looking at
 ``harness.rules``: its only job is to disagree with the reference engine when either is wrong.
 Boards are dicts ``{(row, col): "x" | "o"}`` holding occupied squares only; rows count from the
-top (row 0 is RULES.md's row ``1``), columns from the left (column 0 is ``a``).
+top (row 0 is docs/rules.md's row ``1``), columns from the left (column 0 is ``a``).
 
-Decisions taken from the lead where RULES.md leaves a gap:
+Decisions taken from the lead where docs/rules.md leaves a gap:
 
 * a push *targets* T only when N is occupied, N is reached from a single direction and T is on
   the board; T is shared when two or more such pushes target it, and then all of them fail;
@@ -130,7 +130,7 @@ def parse_ruleset(text: str) -> Ruleset:
 
 
 # --------------------------------------------------------------------------------------------
-# Positions and actions in RULES.md notation
+# Positions and actions in docs/rules.md notation
 
 
 def other(player: str) -> str:
@@ -422,7 +422,7 @@ def pop(rs: Ruleset, snapshot: dict, bins: dict, landing: tuple[int, int], branc
 def play(
     rs: Ruleset, pos: Position, action: tuple, history: list | None = None, check: bool = True
 ) -> Outcome:
-    """One turn of RULES.md. ``history``: positions of the game so far (for repetition);
+    """One turn of docs/rules.md. ``history``: positions of the game so far (for repetition);
     ``check=False`` skips re-checking legality when the caller took the action from
     :func:`legal_actions`."""
     if check and action not in legal_actions(rs, pos):

@@ -1,8 +1,8 @@
-"""The oracle's own tests: one or more hand-computed positions per branch of RULES.md.
+"""The oracle's own tests: one or more hand-computed positions per branch of docs/rules.md.
 
 Every expected position below was worked out on paper from the rule text, not produced by
 running the oracle, so a wrong oracle fails here before it can mislead the differential tests.
-Positions are in RULES.md notation: rows top to bottom, then x's bin, o's bin, player to move.
+Positions are in docs/rules.md notation: rows top to bottom, then x's bin, o's bin, player to move.
 """
 
 from __future__ import annotations
@@ -179,7 +179,7 @@ def test_line_triples_count_and_never_repeat_a_square(edge):
 
 @pytest.mark.parametrize("edge", po.WRAPPING_EDGES)
 def test_neighbours_are_distinct_on_every_wrapping_board(edge):
-    # Why the "N from two directions" branch of RULES.md never fires when R, C >= 3.
+    # Why the "N from two directions" branch of docs/rules.md never fires when R, C >= 3.
     for rows, cols in itertools.product(range(3, 9), repeat=2):
         rs = po.parse_ruleset(ruleset(board=f"{rows}x{cols}", edge=edge))
         for sq in rs.squares:

@@ -1,6 +1,6 @@
 """Differential tests: ``python -m harness rules actions|step`` against the independent oracle.
 
-The oracle (``tests/oracle/pop_oracle.py``) was written from RULES.md without reading the
+The oracle (``tests/oracle/pop_oracle.py``) was written from docs/rules.md without reading the
 reference engine, so agreement on thousands of random reachable positions over every ruleset
 field is evidence that both read the rules the same way. Each command runs in a single
 subprocess fed with JSON lines, as other engines and tools will use it.

@@ -13,7 +13,7 @@ def test_id_round_trips(rs):
 
 def test_defaults_are_the_research_family():
     assert RESEARCH_RULESET.id == "pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump"
-    assert RESEARCH_RULESET == Ruleset()  # the defaults of RULES.md's table
+    assert RESEARCH_RULESET == Ruleset()  # the defaults of docs/rules.md's table
     assert DEFAULT_RULESET.rows == DEFAULT_RULESET.cols == 4
     assert DEFAULT_RULESET.is_research_family
     assert not RESEARCH_RULESET.with_(edge="klein").is_research_family
