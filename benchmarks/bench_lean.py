@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from harness.cert.nonwin_format import FORMAT as NONWIN_FORMAT  # noqa: E402
 from harness.cert.nonwin_format import index_format  # noqa: E402
+from harness.lean import certdata as lean_certdata  # noqa: E402
 from harness.lean import render as R  # noqa: E402
 from harness.lean import split  # noqa: E402
 
@@ -55,8 +56,8 @@ def measure(archive: Path, budget: int) -> dict:
         if index_format(cert_dir) == NONWIN_FORMAT:
             return {"nonwin": archive.name}
         wall, cpu = time.perf_counter(), time.process_time()
-        cert = R.read_certificate(cert_dir)
-        R.expand(cert)
+        cert = lean_certdata.read_certificate(cert_dir)
+        lean_certdata.expand(cert)
         R.weigh(cert, budget, progress=False)
         ok, _ = R.mirror_check(cert)
         _, root_v2, root_v1 = R.root_cost(cert)

@@ -35,280 +35,30 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 from collections import defaultdict
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-import jinja2
-
 from harness.atomic import staging_dir
-from harness.bounded import MAX_LINE, TooDeepError, loads_json, read_text, reason
-from harness.cert.format import (
-    CertificateError,
-    certificate_hash,
-    digest,
-    parse_entry,
-    read_index,
-    read_shard_file,
-    shard_lines,
-)
 from harness.lean import model as M
 from harness.lean import split
-from harness.lean.codec import (
-    Cfg,
-    EncodingError,
-    action_code,
-    action_text,
-    code_of_action,
-    position_key,
-    position_text,
-)
-from harness.lean.codec import decode as decode_key
-from harness.rules import PLAYERS, Action, Position, Ruleset
-from harness.rules.symmetry import canonical
+from harness.lean.certdata import CertData, RenderError, expand, read_certificate, render_progress
+from harness.lean.codec import action_text, position_text
+from harness.lean.corpus_module import corpus_records, model_records, render_corpus_text
+from harness.lean.geometry_decl import geo_declaration, geo_fields
+from harness.lean.templating import ALLOWED_AXIOMS, PINNED, lean_string, template_env
+from harness.rules import PLAYERS
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "lean"
 DEFAULT_OUT = Path("lean") / "Generated"
+
+
 CHUNK = 512  # entries per tree definition: keeps every literal small for the elaborator
-CORPUS_CHUNK = 200  # corpus records per list definition (long list literals nest deeply)
-ALLOWED_AXIOMS = ("propext", "Classical.choice", "Quot.sound")
-PINNED = "[" + ", ".join(ALLOWED_AXIOMS) + "]"
+
+
 ALIAS = "/-alias-/"
+
+
 MARKER = "render.json"
-MAX_CORPUS_BYTES = 256 << 20  # a transition corpus (the shared one is about 4 MB)
-
-
-class RenderError(ValueError):
-    """A certificate, corpus or output directory the renderer cannot use (one line)."""
-
-
-# --- reading the certificate -------------------------------------------------------------------
-
-
-@dataclass
-class ShardData:
-    """One certificate shard, encoded: ``entries`` are (key, action code, rank) as stored."""
-
-    file: str
-    blake3: str
-    placement_rank: int
-    entries: list[tuple[int, int, int]]
-    aliases: list[tuple[int, int, int]] = field(default_factory=list)
-    # Filled by :func:`weigh`: per rendered entry (sorted by key), estimated kernel steps now
-    # ("v2") and before the kernel-cheap hot path ("v1"), whether the mirror accepts it, and
-    # the declarations (contiguous runs of rendered entries).
-    weights: list[int] = field(default_factory=list)
-    weights_v1: list[int] = field(default_factory=list)
-    accepted: list[bool] = field(default_factory=list)
-    runs: list[range] = field(default_factory=list)
-
-    def rendered(self) -> list[tuple[int, int, int]]:
-        """Stored entries and aliases, sorted by key: the order of the tree literal."""
-        return sorted(self.entries + self.aliases)
-
-
-@dataclass
-class CertData:
-    ruleset: str
-    winner: str
-    root: str
-    hash: str
-    cfg: Cfg
-    shards: list[ShardData]
-
-    def canonical(self) -> dict:
-        """A comparable form: metadata, and each shard's stored entries as sorted text."""
-        return {
-            "ruleset": self.ruleset,
-            "winner": self.winner,
-            "root": self.root,
-            "hash": self.hash,
-            "shards": [
-                {
-                    "file": s.file,
-                    "blake3": s.blake3,
-                    "placement_rank": s.placement_rank,
-                    "entries": sorted(
-                        (position_text(self.cfg, k), action_text(self.cfg, a), n)
-                        for k, a, n in s.entries
-                    ),
-                }
-                for s in self.shards
-            ],
-        }
-
-
-def read_certificate(cert_dir: str | os.PathLike[str]) -> CertData:
-    """Read and encode a certificate; hashes are verified, the game is not (that is Lean's job).
-
-    Raises :class:`RenderError` naming the file and line for anything unreadable.
-    """
-    cert_dir = Path(cert_dir)
-    try:
-        index = read_index(cert_dir)
-    except CertificateError as exc:
-        raise RenderError(str(exc)) from None
-    where = cert_dir / "index.yaml"
-    try:
-        rs = Ruleset.from_id(index["ruleset"])
-        cfg = Cfg.of(rs)
-    except ValueError as exc:
-        raise RenderError(f"{where}: {exc}") from None
-    try:
-        root_pos = Position.from_text(rs, index["root"])
-    except ValueError as exc:
-        raise RenderError(f"{where}: root: {exc}") from None
-    if root_pos != Position.initial(rs):
-        raise RenderError(f"{where}: root {index['root']!r} is not the initial position")
-    winner = PLAYERS.index(index["winner"])
-    shards = []
-    seen: dict[int, str] = {}
-    for meta in index["shards"]:
-        name = meta["file"]
-        try:
-            data = read_shard_file(cert_dir / name)
-        except OSError as exc:
-            raise RenderError(f"{cert_dir / name}: cannot read ({exc.strerror})") from None
-        except CertificateError as exc:
-            raise RenderError(str(exc)) from None
-        if digest(data) != meta["blake3"]:
-            raise RenderError(f"{cert_dir / name}: blake3 does not match index.yaml")
-        entries = []
-        try:
-            lines = shard_lines(data, meta["entries"], name)
-            for number, line in lines:
-                at = f"{name} line {number}"
-                e = parse_entry(line, at)
-                try:
-                    key = position_key(cfg, e.position)
-                    code = action_code(cfg, e.action)
-                except ValueError as exc:
-                    raise RenderError(f"{at}: {exc}") from None
-                _, _, xbin, obin, turn = decode_key(cfg, key)
-                if turn != winner:
-                    raise RenderError(f"{at}: {e.position!r}: the winner is not to move")
-                if xbin + obin != meta["placement_rank"]:
-                    raise RenderError(
-                        f"{at}: {e.position!r}: placement rank {xbin + obin}, "
-                        f"shard says {meta['placement_rank']}"
-                    )
-                if key in seen:
-                    raise RenderError(f"{at}: {e.position!r} is already an entry at {seen[key]}")
-                seen[key] = at
-                entries.append((key, code, e.rank))
-        except CertificateError as exc:
-            raise RenderError(str(exc)) from None
-        if len(entries) != meta["entries"]:
-            raise RenderError(
-                f"{cert_dir / name}: index.yaml says {meta['entries']} entries, "
-                f"the file has {len(entries)}"
-            )
-        shards.append(ShardData(name, meta["blake3"], meta["placement_rank"], entries))
-    expected = certificate_hash([s.blake3 for s in shards])
-    if index["hash"] != expected:
-        raise RenderError(f"{where}: hash does not match the shard digests")
-    return CertData(rs.id, index["winner"], index["root"], index["hash"], cfg, shards)
-
-
-# --- expanding to positions as reached ---------------------------------------------------------
-
-
-def render_progress(total: int | None, desc: str):
-    if not sys.stderr.isatty():
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc=desc, unit="pos", file=sys.stderr, leave=False)
-
-
-def expand(cert: CertData) -> None:
-    """Add alias entries for every position play reaches as an image other than the stored one.
-
-    Follows the certified strategy from the root with the mirror of the Lean model; fills
-    ``shard.aliases`` in place (sorted, deterministic).
-    """
-    cfg, rs = cert.cfg, cert.cfg.ruleset()
-    winner = PLAYERS.index(cert.winner)
-    by_canon: dict[tuple[int, int, int, int, int], tuple[int, int, int, int]] = {}
-    exact: dict[int, int] = {}
-    for i, shard in enumerate(cert.shards):
-        for key, code, rank in shard.entries:
-            exact[key] = code
-            pos = M.pos_decode(cfg, key)
-            c = canonical(rs, Position((pos.x, pos.o), (pos.xbin, pos.obin), pos.turn))[0]
-            by_canon.setdefault(
-                (c.board[0], c.board[1], c.bins[0], c.bins[1], c.turn), (key, code, rank, i)
-            )
-    aliases: dict[int, tuple[int, int, int]] = {}
-    seen: set[int] = set()
-    todo: list[M.Pos] = []
-    fuel = M.fuel_of(cfg)
-
-    def reach(s: M.Pos, depth: int) -> None:
-        """A live position after a turn: the winner's goes on the queue, the loser's replies
-        are followed (a pass back to the loser repeats, up to the checker's fuel)."""
-        if s.turn == winner:
-            k = M.pos_encode(cfg, s)
-            if k not in seen:
-                seen.add(k)
-                todo.append(s)
-            return
-        if depth == 0:
-            return
-        for b in M.legal(cfg, s):
-            out = M.step(cfg, s, b)
-            if out.result is None:
-                reach(out.next, depth - 1)
-
-    reach(M.initial(cfg), fuel)
-    # Stored entries are rendered verbatim and checked too, so their plays need aliases as well.
-    for shard in cert.shards:
-        for key, _, _ in shard.entries:
-            if key not in seen:
-                seen.add(key)
-                todo.append(M.pos_decode(cfg, key))
-    bar = render_progress(None, "expanding")
-    while todo:
-        s = todo.pop()
-        if bar is not None:
-            bar.update()
-        key = M.pos_encode(cfg, s)
-        if key in exact:
-            code = exact[key]
-        else:
-            here = Position((s.x, s.o), (s.xbin, s.obin), s.turn)
-            canon, sym_here = canonical(rs, here)
-            found = by_canon.get(
-                (canon.board[0], canon.board[1], canon.bins[0], canon.bins[1], canon.turn)
-            )
-            if found is None:
-                continue  # a missing successor: left for the checker to reject
-            stored_key, stored_code, rank, shard_i = found
-            sp = M.pos_decode(cfg, stored_key)
-            sym_stored = canonical(rs, Position((sp.x, sp.o), (sp.xbin, sp.obin), sp.turn))[1]
-            act = action_of(cfg, stored_code)
-            mapped = sym_here.inverse().action(sym_stored.action(act))
-            code = code_of_action(cfg, mapped)
-            aliases[key] = (code, rank, shard_i)
-        out = M.step(cfg, s, code)
-        if out.result is None:
-            reach(out.next, fuel)
-    if bar is not None:
-        bar.close()
-    for shard in cert.shards:
-        shard.aliases = []
-    for key, (code, rank, i) in sorted(aliases.items()):
-        cert.shards[i].aliases.append((key, code, rank))
-
-
-def action_of(cfg: Cfg, code: int) -> Action:
-    src1, dst = divmod(code, cfg.size)
-    return Action(None if src1 == 0 else src1 - 1, dst)
-
-
-# --- the Python mirror of what Lean will check, and its cost -----------------------------------
 
 
 def lower_groups(cert: CertData, j: int) -> list[tuple[int, list[int]]]:
@@ -421,9 +171,6 @@ def mirror_check(cert: CertData) -> tuple[bool, str]:
     return True, "accepted"
 
 
-# --- Lean text ---------------------------------------------------------------------------------
-
-
 def _node_lit(entry: tuple[int, int, int], alias_keys: set[int], left: str, right: str) -> str:
     k, a, n = entry
     mark = ALIAS + " " if k in alias_keys else ""
@@ -532,6 +279,8 @@ def shard_text(
 # Options a rendered module may set. `#print axioms` cannot see an option such as
 # `debug.skipKernelTC` that a generated file sets, so the renderer refuses every other one.
 ALLOWED_OPTIONS = ("maxRecDepth", "maxHeartbeats")
+
+
 _SET_OPTION = re.compile(r"\bset_option\s+([^\s]+)")
 
 
@@ -546,69 +295,6 @@ def check_options(text: str, where: str) -> None:
             )
 
 
-def _rays_lit(rays) -> str:
-    def one(r) -> str:
-        return f".push {r[1]} {r[2]}" if r[0] == "push" else f".fall {r[1]}"
-
-    return "[" + ",\n       ".join("[" + ", ".join(map(one, rs)) + "]" for rs in rays) + "]"
-
-
-def _king_lit(king) -> str:
-    return (
-        "["
-        + ",\n       ".join("[" + ", ".join(f"({t}, {c})" for t, c in ms) + "]" for ms in king)
-        + "]"
-    )
-
-
-def _shifts_lit(shifts) -> str:
-    return "[" + ", ".join(f"⟨{m}, {'true' if r else 'false'}, {a}⟩" for m, r, a in shifts) + "]"
-
-
-def _lines_lit(lines) -> str:
-    return (
-        "["
-        + ",\n       ".join(f"({_shifts_lit(f)},\n        {_shifts_lit(s)})" for f, s in lines)
-        + "]"
-    )
-
-
-GEO_EQ_STEPS_PER_SQUARE = 20_000  # Geo.of and the derived DecidableEq, per square (generous)
-
-
-def geo_fields(cfg: Cfg) -> dict[str, object]:
-    """The template fields of ``geo.lean.jinja``: the literal tables of ``Geo.of cfg``."""
-    geo = M.geo_of(cfg)
-    return {
-        "size": geo.size,
-        "span": geo.span,
-        "rays": _rays_lit(geo.rays),
-        "king": _king_lit(geo.king),
-        "lines": _lines_lit(geo.lines),
-    }
-
-
-def geo_declaration(prefix: str, cfg: Cfg) -> dict:
-    """The ``render.json`` declaration row of ``Cert.geo_eq``."""
-    return {
-        "module": f"{prefix}.Cert",
-        "theorem": f"{prefix}.Cert.geo_eq",
-        "entries": 0,
-        "estimated_steps": GEO_EQ_STEPS_PER_SQUARE * M.geo_of(cfg).size,
-    }
-
-
-def template_env() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=False,
-    )
-
-
 def _groups_lean(names: list[str], groups: list[tuple[int, list[int]]]) -> list[str]:
     return [
         f"({pr}, [{', '.join(names[i] + '.proved' for i in members)}])" for pr, members in groups
@@ -617,10 +303,6 @@ def _groups_lean(names: list[str], groups: list[tuple[int, list[int]]]) -> list[
 
 def _side(winner: str) -> str:
     return "Side.x" if winner == "x" else "Side.o"
-
-
-def lean_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 @dataclass
@@ -793,162 +475,6 @@ def render_text(
     return Rendered(files, summary)
 
 
-# --- the corpus --------------------------------------------------------------------------------
-
-RESULT_CODES = {None: 0, "x": 1, "o": 2, "draw": 3}
-
-
-def corpus_records(path: str | os.PathLike[str]) -> list[dict]:
-    """Read a transition corpus (JSON lines); a bad line is a :class:`RenderError`."""
-    path = Path(path)
-    try:
-        text = read_text(path, MAX_CORPUS_BYTES, "corpus")
-    except (OSError, ValueError) as exc:
-        raise RenderError(f"{path}: cannot read the corpus: {reason(exc, path)}") from None
-    out = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        if len(line) > MAX_LINE:
-            raise RenderError(f"{path} line {n}: {len(line):,} characters, not a corpus record")
-        try:
-            rec = loads_json(line)
-        except (json.JSONDecodeError, TooDeepError) as exc:
-            raise RenderError(f"{path} line {n}: not JSON ({getattr(exc, 'msg', exc)})") from None
-        if (
-            not isinstance(rec, dict)
-            or not {"ruleset", "position", "action", "next", "result", "actions", "branches"}
-            <= rec.keys()
-        ):
-            raise RenderError(f"{path} line {n}: not a corpus record")
-        out.append(rec)
-    return out
-
-
-# Boards the Lean corpus always holds records of, on every edge, besides the shared corpus's
-# own: the headline size and the largest board (the shared corpus plays smaller boards).
-MODEL_BOARDS = ((6, 6, 8), (8, 8, 16))
-MODEL_GAMES = 2  # seeded random games per board and edge
-
-
-def model_records(seed: int = 0) -> list[dict]:
-    """Corpus records the reference engine writes for the Lean corpus: ``MODEL_GAMES`` seeded
-    random games on every board of :data:`MODEL_BOARDS` and every edge, with the research
-    movement; each game's transitions are kept (every fifth, and every game-ending one), so
-    pushes, falls, twists, lines and results of the big boards are checked against the model.
-    Deterministic per seed."""
-    import random
-
-    from harness.rules import Game
-    from harness.rules.corpus import transition_record
-    from harness.rules.ruleset import EDGES
-
-    rng = random.Random(seed)
-    out = []
-    for rows, cols, checkers in MODEL_BOARDS:
-        for edge in EDGES:
-            rs = Ruleset(rows=rows, cols=cols, checkers=checkers, edge=edge)
-            for _ in range(MODEL_GAMES):
-                game = Game(rs)
-                while not game.is_terminal() and len(game.actions) < 120:
-                    action = rng.choice(game.legal_actions())
-                    before, pos = game.positions[:-1], game.position
-                    done = game.apply_action(action).result is not None
-                    if done or len(game.actions) % 5 == 0:
-                        out.append(transition_record(rs, before, pos, action, "lean-model"))
-    return out
-
-
-CORPUS_STEPS_PER_RECORD = 40_000  # legal + one step + Geo.of's share, per record (generous)
-
-
-def render_corpus_text(
-    records: list[dict], prefix: str, env: jinja2.Environment | None = None
-) -> tuple[str, dict, list[dict]]:
-    """The corpus module: the records of every ruleset the model covers (the research movement,
-    every edge and board), without a repetition draw (the model judges positions without
-    history), grouped by ruleset, in corpus order; one kernel-checked declaration per chunk."""
-    from harness.rules.corpus import BRANCHES
-
-    env = env or template_env()
-    index = {b: i for i, b in enumerate(BRANCHES)}
-    by_rs: dict[str, list[str]] = {}
-    counts = [0] * len(BRANCHES)
-    kept = skipped = 0
-    for n, rec in enumerate(records, 1):
-        try:
-            rs = Ruleset.from_id(rec["ruleset"])
-        except ValueError as exc:
-            raise RenderError(f"corpus record {n}: {exc}") from None
-        try:
-            cfg = Cfg.of(rs)
-        except EncodingError:
-            skipped += 1
-            continue
-        if "repetition_draw" in rec["branches"]:
-            skipped += 1
-            continue
-        try:
-            acts = sorted(action_code(cfg, a) for a in rec["actions"])
-            fields = (
-                position_key(cfg, rec["position"]),
-                acts,
-                action_code(cfg, rec["action"]),
-                position_key(cfg, rec["next"]),
-                RESULT_CODES[rec["result"]],
-                [index[b] for b in rec["branches"]],
-            )
-        except (ValueError, KeyError) as exc:
-            raise RenderError(f"corpus record {n}: {exc}") from None
-        for b in fields[5]:
-            counts[b] += 1
-        key, acts, act, nxt, result, branches = fields
-        lit = (
-            f"⟨{key}, [{', '.join(map(str, acts))}], {act}, {nxt}, {result}, "
-            f"[{', '.join(map(str, branches))}]⟩"
-        )
-        by_rs.setdefault(cfg.lean(), []).append(lit)
-        kept += 1
-    chunks = []
-    for cfg_lit, recs in by_rs.items():
-        for i in range(0, len(recs), CORPUS_CHUNK):
-            chunks.append(
-                {"name": f"r{len(chunks)}", "cfg": cfg_lit, "records": recs[i : i + CORPUS_CHUNK]}
-            )
-    guard = "GUARD_HITS " + ",".join(
-        f"{b}={counts[i]}" for i, b in enumerate(BRANCHES) if counts[i]
-    )
-    combine = "chunksOk_nil"
-    for c in reversed(chunks):
-        combine = f"(chunksOk_cons {c['name']}_ok {combine})"
-    module = f"{prefix}.Corpus"
-    text = env.get_template("corpus.lean.jinja").render(
-        prefix=prefix,
-        module=module,
-        chunks=chunks,
-        combine=combine,
-        branches=", ".join(lean_string(b) for b in BRANCHES),
-        records=kept,
-        skipped=skipped,
-        pinned=PINNED,
-        guard=guard,
-    )
-    decls = [
-        {
-            "module": module,
-            "theorem": f"{module}.{c['name']}_ok",
-            "entries": len(c["records"]),
-            "estimated_steps": CORPUS_STEPS_PER_RECORD * len(c["records"]),
-        }
-        for c in chunks
-    ]
-    rulesets = sorted({c["cfg"] for c in chunks})
-    return text, {"records": kept, "skipped": skipped, "guard_hits": guard, "cfgs": rulesets}, decls
-
-
-# --- writing -----------------------------------------------------------------------------------
-
-
 def write_atomically(out_dir: Path, files: dict[str, str]) -> None:
     """Replace ``out_dir`` by a directory holding exactly ``files``, never half-written.
 
@@ -991,102 +517,9 @@ def render(
     return rendered.summary
 
 
-# --- reading the rendered modules back -----------------------------------------------------------
-
-_TOKEN = re.compile(r"/-alias-/|\.node|\.leaf|\(|\)|\d+|[A-Za-z_][A-Za-z0-9_']*")
-
-
-def _parse_tree(text: str, defs: dict[str, list], where: str) -> list:
-    """Parse a tree expression into a list of (key, act, rank, is_alias), in-order."""
-    tokens = _TOKEN.findall(text)
-    pos = 0
-
-    def expr() -> list:
-        nonlocal pos
-        if pos >= len(tokens):
-            raise RenderError(f"{where}: truncated tree literal")
-        tok = tokens[pos]
-        pos += 1
-        if tok == "(":
-            inner = expr()
-            if pos >= len(tokens) or tokens[pos] != ")":
-                raise RenderError(f"{where}: unbalanced parentheses in tree literal")
-            pos += 1
-            return inner
-        if tok == ".leaf":
-            return []
-        alias = tok == ALIAS
-        if alias:
-            tok = tokens[pos]
-            pos += 1
-        if tok == ".node":
-            left = expr()
-            try:
-                k, a, n = (int(tokens[pos + i]) for i in range(3))
-            except (ValueError, IndexError):
-                raise RenderError(f"{where}: malformed node in tree literal") from None
-            pos += 3
-            right = expr()
-            return [*left, (k, a, n, alias), *right]
-        if tok in defs:
-            return defs[tok]
-        raise RenderError(f"{where}: unexpected {tok!r} in tree literal")
-
-    out = expr()
-    if pos != len(tokens):
-        raise RenderError(f"{where}: trailing text after tree literal")
-    return out
-
-
-_DEF = re.compile(r"^(?:noncomputable )?def (\w+) : Tree :=\n((?:  .*\n)+)", re.M)
-_STR = re.compile(r'^def (\w+) : String := "((?:[^"\\]|\\.)*)"$', re.M)
-_NAT = re.compile(r"^def (\w+) : Nat := (\d+)$", re.M)
-
-
-def decode(out_dir: str | os.PathLike[str]) -> CertData:
-    """Read the rendered modules back into the certificate they were rendered from."""
-    out_dir = Path(out_dir)
-    try:
-        cert_text = (out_dir / "Cert.lean").read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RenderError(f"{out_dir / 'Cert.lean'}: cannot read ({exc.strerror})") from None
-    strings = {k: json.loads(f'"{v}"') for k, v in _STR.findall(cert_text)}
-    try:
-        rs = Ruleset.from_id(strings["rulesetId"])
-        winner, root, cert_hash = strings["winnerName"], strings["root"], strings["certHash"]
-    except (KeyError, ValueError) as exc:
-        raise RenderError(f"{out_dir / 'Cert.lean'}: unreadable ({exc})") from None
-    cfg = Cfg.of(rs)
-    shards = []
-    for path in sorted(out_dir.glob("Shard[0-9][0-9][0-9][0-9].lean")):
-        text = path.read_text(encoding="utf-8")
-        meta = {k: json.loads(f'"{v}"') for k, v in _STR.findall(text)}
-        nats = {k: int(v) for k, v in _NAT.findall(text)}
-        defs: dict[str, list] = {}
-        for name, body in _DEF.findall(text):
-            defs[name] = _parse_tree(body, defs, f"{path.name}: {name}")
-        if "tree" not in defs or not {"shardFile", "shardBlake3"} <= meta.keys():
-            raise RenderError(f"{path}: not a rendered shard module")
-        stored = [(k, a, n) for k, a, n, alias in defs["tree"] if not alias]
-        aliases = [(k, a, n) for k, a, n, alias in defs["tree"] if alias]
-        shards.append(
-            ShardData(
-                meta["shardFile"], meta["shardBlake3"], nats["placementRank"], stored, aliases
-            )
-        )
-    return CertData(rs.id, winner, root, cert_hash, cfg, shards)
-
-
-def decode_records(text: str) -> Iterable[tuple[int, int, int]]:
-    """Every (key, act, rank) of a tree literal text (for tests and tools)."""
-    return [(k, a, n) for k, a, n, _ in _parse_tree(text, {}, "literal")]
-
-
 __all__ = [
     "CertData",
     "RenderError",
-    "ShardData",
-    "decode",
     "expand",
     "mirror_check",
     "read_certificate",

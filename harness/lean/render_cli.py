@@ -9,7 +9,8 @@ import argparse
 import json
 
 from harness.cli import EXIT_FAILED, HarnessError
-from harness.lean.render import DEFAULT_OUT, RenderError, render
+from harness.lean.certdata import RenderError
+from harness.lean.render import DEFAULT_OUT, render
 
 
 def register_render(subparsers: argparse._SubParsersAction) -> None:

@@ -52,26 +52,19 @@ from harness.cert.nonwin_format import PLAYER_TEXT, parse_nonwin_entry, read_non
 from harness.lean import model as M
 from harness.lean import nonwin_model as N
 from harness.lean import split
+from harness.lean.certdata import RenderError, action_of, render_progress
 from harness.lean.codec import Cfg, action_code, code_of_action, position_key
+from harness.lean.corpus_module import corpus_records, render_corpus_text
+from harness.lean.geometry_decl import geo_declaration, geo_fields
 from harness.lean.render import (
     ALIAS,
-    ALLOWED_AXIOMS,
     DECL_OVERHEAD,
     MARKER,
-    PINNED,
-    RenderError,
-    action_of,
     check_options,
-    corpus_records,
-    geo_declaration,
-    geo_fields,
-    lean_string,
     lean_tree_expr,
-    render_corpus_text,
-    render_progress,
-    template_env,
     write_atomically,
 )
+from harness.lean.templating import ALLOWED_AXIOMS, PINNED, lean_string, template_env
 from harness.rules import Position, Ruleset
 from harness.rules.symmetry import canonical
 

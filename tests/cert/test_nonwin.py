@@ -23,8 +23,8 @@ from harness.cert.format import Shard, certificate_hash, digest, dump_index
 from harness.cert.nonwin_builder import NonWinError, build_nonwin
 from harness.cert.nonwin_checker import check_nonwin
 from harness.cert.nonwin_format import NonWinEntry, NonWinSet, write_nonwin
+from harness.lean.certdata import RenderError
 from harness.lean.codec import lean_model_gap
-from harness.lean.render import RenderError
 from harness.lean.render_nonwin import expand, mirror_check, read_nonwin_certificate
 from harness.rules import Action, Position, Ruleset, legal_actions, play_unchecked
 from harness.rules.symmetry import canonical

@@ -10,9 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness.lean import certdata as lean_certdata
+from harness.lean import decode as lean_decode
 from harness.lean import model as M
 from harness.lean import render as R
 from harness.lean import split
+from harness.lean import templating as lean_templating
 from harness.lean.codec import Cfg
 from harness.rules import Ruleset
 
@@ -109,12 +112,12 @@ def test_declarations_stay_under_the_budget_and_still_check(tmp_path, tiny, budg
     assert parts and all(d["estimated_steps"] <= budget for d in parts)
     if budget == 40_000:
         assert len(parts) > len(summary["modules"])  # the budget really split shards
-    cert = R.decode(tmp_path / "Generated")
-    assert cert.canonical() == R.read_certificate(tiny).canonical()
+    cert = lean_decode.decode(tmp_path / "Generated")
+    assert cert.canonical() == lean_certdata.read_certificate(tiny).canonical()
     # The mirror of the rendered layout (blocks and separators) accepts, and it is the tree
     # the modules hold: every rendered entry is found in it.
-    cert = R.read_certificate(tiny)
-    R.expand(cert)
+    cert = lean_certdata.read_certificate(tiny)
+    lean_certdata.expand(cert)
     R.weigh(cert, budget, progress=False)
     assert R.mirror_check(cert) == (True, "accepted")
     for shard, tree in zip(cert.shards, R.shard_trees(cert), strict=True):
@@ -123,8 +126,8 @@ def test_declarations_stay_under_the_budget_and_still_check(tmp_path, tiny, budg
 
 
 def test_lookups_cost_less_with_the_lower_shards_first(tiny):
-    cert = R.read_certificate(tiny)
-    R.expand(cert)
+    cert = lean_certdata.read_certificate(tiny)
+    lean_certdata.expand(cert)
     R.weigh(cert, progress=False)
     v1 = sum(sum(s.weights_v1) for s in cert.shards)
     v2 = sum(sum(s.weights) for s in cert.shards)
@@ -133,15 +136,15 @@ def test_lookups_cost_less_with_the_lower_shards_first(tiny):
 
 def test_render_refuses_options_outside_the_allow_list(tmp_path, tiny, monkeypatch):
     R.check_options("set_option maxRecDepth 100000 in\nset_option maxHeartbeats 0 in\n", "x")
-    with pytest.raises(R.RenderError, match="line 2: set_option debug.skipKernelTC"):
+    with pytest.raises(lean_certdata.RenderError, match="line 2: set_option debug.skipKernelTC"):
         R.check_options("-- ok\nset_option debug.skipKernelTC true\n", "Shard0000.lean")
     templates = tmp_path / "templates"
-    shutil.copytree(R.TEMPLATES, templates)
+    shutil.copytree(lean_templating.TEMPLATES, templates)
     shard = templates / "shard.lean.jinja"
     shard.write_text(
         shard.read_text().replace("open Pop\n", "open Pop\nset_option debug.skipKernelTC true\n", 1)
     )
-    monkeypatch.setattr(R, "TEMPLATES", templates)
-    with pytest.raises(R.RenderError, match="Shard0000.lean line .*debug.skipKernelTC"):
+    monkeypatch.setattr(lean_templating, "TEMPLATES", templates)
+    with pytest.raises(lean_certdata.RenderError, match="Shard0000.lean line .*debug.skipKernelTC"):
         R.render(tiny, tmp_path / "Generated")
     assert not (tmp_path / "Generated").exists()

@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 
 from harness.cert.format import read_index
+from harness.lean import certdata as lean_certdata
+from harness.lean import corpus_module as lean_corpus_module
+from harness.lean import decode as lean_decode
 from harness.lean import model as M
 from harness.lean import render as R
 from harness.lean import split
@@ -83,8 +86,8 @@ def test_render_a_4x4_certificate_of_each_edge(tmp_path, name):
     assert summary["theorem"]["statement"].startswith(
         "theorem initial_force_win : ForceWin (Geo.of ⟨4, 4"
     )
-    decoded = R.decode(tmp_path / "Generated")
-    assert decoded.canonical() == R.read_certificate(cert_dir).canonical()
+    decoded = lean_decode.decode(tmp_path / "Generated")
+    assert decoded.canonical() == lean_certdata.read_certificate(cert_dir).canonical()
 
 
 def test_published_4x4_torus_renders_and_checks(tmp_path):
@@ -113,8 +116,8 @@ def test_a_reincarnation_certificate_renders_and_a_bogus_one_is_rejected(tmp_pat
     R.render(tmp_path / "cert", tmp_path / "Generated")
     text = (tmp_path / "Generated" / "Cert.lean").read_text()
     assert ".fall" in text and ".reincarnation⟩" in text
-    cert = R.read_certificate(tmp_path / "cert")
-    R.expand(cert)
+    cert = lean_certdata.read_certificate(tmp_path / "cert")
+    lean_certdata.expand(cert)
     ok, reason = R.mirror_check(cert)
     assert not ok and "rejected" in reason
     # Landing on b2, the checker on a1 is pushed up-left, off the board: it falls.
@@ -125,7 +128,7 @@ def test_render_refuses_rulesets_outside_the_model_naming_the_field(tmp_path):
     cert_dir = _copy("pop1-4x4-c8-klein", tmp_path)
     index = (cert_dir / "index.yaml").read_text()
     (cert_dir / "index.yaml").write_text(index.replace("-king-", "-queen-"))
-    with pytest.raises(R.RenderError, match="field 'pattern'") as info:
+    with pytest.raises(lean_certdata.RenderError, match="field 'pattern'") as info:
         R.render(cert_dir, tmp_path / "Generated")
     assert "\n" not in str(info.value)
     assert read_index  # the index reader is the one the renderer uses
@@ -162,12 +165,12 @@ def test_render_json_lists_every_declaration(tmp_path):
 def test_the_lean_corpus_holds_6x6_and_8x8_records_of_every_edge_and_the_mirror_agrees():
     from harness.lean.codec import action_code, position_key
 
-    records = R.model_records()
-    text, info, decls = R.render_corpus_text(records, "Generated")
+    records = lean_corpus_module.model_records()
+    text, info, decls = lean_corpus_module.render_corpus_text(records, "Generated")
     for edge in EDGES:
         assert f"⟨6, 6, 8, .{edge}⟩" in info["cfgs"] and f"⟨8, 8, 16, .{edge}⟩" in info["cfgs"]
     assert len(decls) >= 10
-    assert R.model_records() == records  # deterministic
+    assert lean_corpus_module.model_records() == records  # deterministic
     checked = 0
     for rec in records:
         if "repetition_draw" in rec["branches"]:
@@ -177,6 +180,9 @@ def test_the_lean_corpus_holds_6x6_and_8x8_records_of_every_edge_and_the_mirror_
         assert M.legal(cfg, s) == sorted(action_code(cfg, a) for a in rec["actions"])
         out = M.step(cfg, s, action_code(cfg, rec["action"]))
         assert M.pos_encode(cfg, out.next) == position_key(cfg, rec["next"]), rec
-        assert R.RESULT_CODES[rec["result"]] == {None: 0, 0: 1, 1: 2, M.DRAW: 3}[out.result]
+        assert (
+            lean_corpus_module.RESULT_CODES[rec["result"]]
+            == {None: 0, 0: 1, 1: 2, M.DRAW: 3}[out.result]
+        )
         checked += 1
     assert checked == info["records"]

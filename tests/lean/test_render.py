@@ -13,8 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness.lean import certdata as lean_certdata
+from harness.lean import corpus_module as lean_corpus_module
+from harness.lean import decode as lean_decode
 from harness.lean import model as M
 from harness.lean import render as R
+from harness.lean import templating as lean_templating
 from harness.lean.codec import (
     Cfg,
     EncodingError,
@@ -140,7 +144,7 @@ def test_mirror_agrees_with_the_transition_corpus():
         assert M.legal(cfg, s) == sorted(action_code(cfg, a) for a in rec["actions"])
         out = M.step(cfg, s, action_code(cfg, rec["action"]))
         assert M.pos_encode(cfg, out.next) == position_key(cfg, rec["next"]), rec
-        assert R.RESULT_CODES[rec["result"]] == _result_code(out.result), rec
+        assert lean_corpus_module.RESULT_CODES[rec["result"]] == _result_code(out.result), rec
         checked += 1
     assert checked >= 20
     assert edges == set(EDGES)
@@ -173,8 +177,8 @@ def test_decode_of_render_is_the_certificate(tmp_path, solved, canonical_images)
         cfg, tmp_path / "cert", winner, chosen, per_shard=12, canonical_images=canonical_images
     )
     summary = R.render(tmp_path / "cert", tmp_path / "Generated", chunk=5)
-    back = R.decode(tmp_path / "Generated")
-    assert back.canonical() == R.read_certificate(tmp_path / "cert").canonical()
+    back = lean_decode.decode(tmp_path / "Generated")
+    assert back.canonical() == lean_certdata.read_certificate(tmp_path / "cert").canonical()
     assert summary["entries"] == sum(len(s.entries) for s in back.shards)
     assert summary["aliases"] == sum(len(s.aliases) for s in back.shards) > 0
 
@@ -195,8 +199,8 @@ def test_mirror_accepts_a_valid_certificate_and_its_canonical_form(tmp_path, sol
     for canon in (False, True):
         out = tmp_path / f"cert{canon}"
         tinycert.write(cfg, out, winner, chosen, per_shard=9, canonical_images=canon)
-        cert = R.read_certificate(out)
-        R.expand(cert)
+        cert = lean_certdata.read_certificate(out)
+        lean_certdata.expand(cert)
         assert R.mirror_check(cert) == (True, "accepted")
 
 
@@ -204,9 +208,9 @@ def test_shard_order_matters_to_the_lean_checker(tmp_path, solved):
     """A shard may only look into earlier shards: reversing them must be rejected."""
     cfg, winner, chosen = solved
     tinycert.write(cfg, tmp_path / "cert", winner, chosen)
-    cert = R.read_certificate(tmp_path / "cert")
+    cert = lean_certdata.read_certificate(tmp_path / "cert")
     cert.shards.reverse()
-    R.expand(cert)
+    lean_certdata.expand(cert)
     ok, reason = R.mirror_check(cert)
     assert not ok and "rejected" in reason
 
@@ -216,17 +220,17 @@ def test_bad_certificates_get_one_line_errors(tmp_path, solved):
     tinycert.write(cfg, tmp_path / "cert", winner, chosen)
     shard = sorted((tmp_path / "cert").glob("shard-*"))[0]
     shard.write_bytes(shard.read_bytes()[:-5])
-    with pytest.raises(R.RenderError, match="blake3") as info:
+    with pytest.raises(lean_certdata.RenderError, match="blake3") as info:
         R.render(tmp_path / "cert", tmp_path / "Generated")
     assert "\n" not in str(info.value)
     assert not (tmp_path / "Generated").exists()
-    with pytest.raises(R.RenderError, match="index.yaml"):
+    with pytest.raises(lean_certdata.RenderError, match="index.yaml"):
         R.render(tmp_path / "nothing", tmp_path / "Generated")
     tinycert.write(cfg, tmp_path / "other", winner, chosen)
     index = (tmp_path / "other" / "index.yaml").read_text()
     other = index.replace("3x3-c3-torus-continue", "3x3-c3-torus-draw")
     (tmp_path / "other" / "index.yaml").write_text(other)
-    with pytest.raises(R.RenderError, match="field 'stuck'"):
+    with pytest.raises(lean_certdata.RenderError, match="field 'stuck'"):
         R.render(tmp_path / "other", tmp_path / "Generated")
 
 
@@ -236,7 +240,7 @@ def test_render_never_clobbers_a_foreign_directory(tmp_path, solved):
     out = tmp_path / "Generated"
     out.mkdir()
     (out / "mine.txt").write_text("keep")
-    with pytest.raises(R.RenderError, match="not written by render"):
+    with pytest.raises(lean_certdata.RenderError, match="not written by render"):
         R.render(tmp_path / "cert", out)
     assert (out / "mine.txt").read_text() == "keep"
     (out / "mine.txt").unlink()
@@ -270,7 +274,7 @@ def test_corpus_module_counts_branches(tmp_path, solved):
     from harness.rules.corpus import build_corpus
 
     records = build_corpus(0)
-    text, info, decls = R.render_corpus_text(records, "Generated")
+    text, info, decls = lean_corpus_module.render_corpus_text(records, "Generated")
     kept = [r for r in records if _covered(r) and "repetition_draw" not in r["branches"]]
     assert info["records"] == len(kept) == len(re.findall(r"⟨\d+, \[", text))
     assert info["records"] + info["skipped"] == len(records)
@@ -317,7 +321,7 @@ def test_toolchain_is_pinned_and_proof_modules_pin_axioms():
         text = (ROOT / "templates" / "lean" / f"{name}.lean.jinja").read_text()
         assert "#guard_msgs (whitespace := lax) in\n#print axioms" in text
         assert "depends on axioms: {{ pinned }}" in text
-    assert R.PINNED == "[propext, Classical.choice, Quot.sound]"
+    assert lean_templating.PINNED == "[propext, Classical.choice, Quot.sound]"
 
 
 def test_render_summary_lists_modules_in_dependency_order(tmp_path, solved):

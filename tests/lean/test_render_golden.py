@@ -12,6 +12,8 @@ import os
 import sys
 from pathlib import Path
 
+from harness.lean import certdata as lean_certdata
+from harness.lean import decode as lean_decode
 from harness.lean import render as R
 from harness.lean.codec import Cfg
 from harness.rules import Ruleset
@@ -39,4 +41,7 @@ def test_rendered_modules_match_golden_files(tmp_path):
     for name, text in rendered.items():
         assert text == golden[name], f"{name} differs from tests/lean/golden/{name}"
     # The golden data decodes back to the certificate it was rendered from.
-    assert R.decode(GOLDEN).canonical() == R.read_certificate(tmp_path / "cert").canonical()
+    assert (
+        lean_decode.decode(GOLDEN).canonical()
+        == lean_certdata.read_certificate(tmp_path / "cert").canonical()
+    )

@@ -18,6 +18,7 @@ import pytest
 
 from harness.cert.checker import check_certificate
 from harness.cert.format import Entry, Shard, read_index, read_shard, write_certificate
+from harness.lean import certdata as lean_certdata
 from harness.lean import model as M
 from harness.lean import render as R
 from harness.lean.codec import Cfg, action_code, action_text, position_key
@@ -42,10 +43,10 @@ def base(tmp_path_factory):
 
 def lean_verdict(cert_dir: Path) -> bool:
     try:
-        cert = R.read_certificate(cert_dir)
-    except R.RenderError:
+        cert = lean_certdata.read_certificate(cert_dir)
+    except lean_certdata.RenderError:
         return False
-    R.expand(cert)
+    lean_certdata.expand(cert)
     return R.mirror_check(cert)[0]
 
 
@@ -114,5 +115,5 @@ def test_tampered_bytes_are_rejected_before_rendering(tmp_path, base):
     data[len(data) // 2] ^= 0xFF
     victim.write_bytes(bytes(data))
     assert not check_certificate(out).ok
-    with pytest.raises(R.RenderError):
-        R.read_certificate(out)
+    with pytest.raises(lean_certdata.RenderError):
+        lean_certdata.read_certificate(out)

@@ -1,0 +1,28 @@
+"""The Jinja environment of the Lean templates (``templates/lean/``), and the pieces of Lean
+text every rendered module shares: string literals and the pinned list of axioms.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jinja2
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "lean"
+ALLOWED_AXIOMS = ("propext", "Classical.choice", "Quot.sound")  # what a theorem may rest on
+PINNED = "[" + ", ".join(ALLOWED_AXIOMS) + "]"
+
+
+def template_env() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
+
+
+def lean_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
