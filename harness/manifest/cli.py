@@ -321,7 +321,8 @@ def _lean_covers(ruleset: str) -> None:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from harness.manifest.pipeline import LeanOptions, Pipeline, summary_table
+    from harness.manifest.pipeline import LeanOptions, Pipeline
+    from harness.manifest.sections import summary_table
 
     _lean_covers(args.ruleset)
     key = default_signing_key(args.key)

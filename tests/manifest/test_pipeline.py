@@ -173,7 +173,7 @@ def test_cli_verify_makes_the_default_key_on_a_fresh_machine(tmp_path, capsys):
 
 
 def test_lean_project_copy_skips_build_output(tmp_path):
-    from harness.manifest.pipeline import copy_lean_project
+    from harness.manifest.sections import copy_lean_project
 
     src = tiny_lean_project(tmp_path / "src")
     (src / "Generated").mkdir()
