@@ -22,9 +22,10 @@ class Budget:
     """Limits on classes, seconds and resident memory, and on what the solver's numbering
     holds (``index_limit``); :meth:`check` raises :class:`BudgetExceeded` past any."""
 
-    def __init__(self, max_classes, max_seconds, max_memory, start, index_limit=None):
+    def __init__(self, max_classes, max_seconds, max_memory, start, index_limit=None, index_why=""):
         self.max_classes = max_classes
         self.index_limit = index_limit  # the classes a solver's numbering can hold at most
+        self.index_why = index_why  # why it can hold no more
         self.max_seconds = max_seconds
         self.max_memory = max_memory
         self.start = start
@@ -33,7 +34,7 @@ class Budget:
         elapsed = time.perf_counter() - self.start
         if self.index_limit is not None and classes >= self.index_limit:
             raise BudgetExceeded(
-                f"more than {self.index_limit} classes: edges pack class indices into 31 bits",
+                f"more than {self.index_limit} classes: {self.index_why}",
                 classes,
                 elapsed,
             )

@@ -54,6 +54,7 @@ from harness.solver.solution import LOSS, UNKNOWN, WIN, Solution
 from harness.solver.states import DRAW, MOVER_LOSES, MOVER_WINS, States
 
 MAX_CLASSES = 1 << 30  # an edge packs (parent, child, side) into one int64
+MAX_CLASSES_WHY = "edges pack class indices into 31 bits"
 
 BATCH = 16384  # positions expanded at once: big enough for numpy, small enough for the cache
 
@@ -169,7 +170,9 @@ def enumerate_graph(
                 sames.append((code & 1).astype(bool))
             if bar is not None:
                 bar.update(len(index) - bar.n)
-            (budget or Budget(None, None, None, 0.0, MAX_CLASSES)).check(len(index))
+            (budget or Budget(None, None, None, 0.0, MAX_CLASSES, MAX_CLASSES_WHY)).check(
+                len(index)
+            )
         level_start, level_end = level_end, len(index)
     if bar is not None:
         bar.close()
@@ -382,7 +385,7 @@ def solve(
     """
     start = time.perf_counter()
     cpu_start = time.process_time()
-    budget = Budget(max_positions, max_seconds, max_memory, start, MAX_CLASSES)
+    budget = Budget(max_positions, max_seconds, max_memory, start, MAX_CLASSES, MAX_CLASSES_WHY)
     return_freed_memory()
     eng = engine(rs)
     timings = {}

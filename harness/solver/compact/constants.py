@@ -143,3 +143,9 @@ MARKERS = ("run.json", "enumerated.json", "retrograde.json", "complete.json")
 
 class CompactError(ValueError):
     """A lean solve cannot run as asked (work folder unusable, ruleset out of its range)."""
+
+
+# The most classes a solve numbers: the retrograde pass packs a class's row with a successor
+# and a pass into one int64 code (row << 33), and un-playing holds rows as int32.
+MAX_ROWS = 1 << 30
+MAX_ROWS_WHY = "the compact solver packs class rows into 30 bits"

@@ -86,6 +86,8 @@ from harness.solver.compact.columns import Column, get2_range, load_column
 from harness.solver.compact.constants import (
     AVOID,
     COUNT_CHUNK,
+    MAX_ROWS,
+    MAX_ROWS_WHY,
     OPEN,
     RETRO_COLUMNS,
     V_LOSS,
@@ -174,7 +176,7 @@ def solve(
             "one-word keys (2 x squares + bins <= 64 bits)"
         )
     folder, checkpoint = open_workdir(Path(workdir) if workdir else None, rs, fresh)
-    budget = Budget(max_positions, max_seconds, max_memory, start)
+    budget = Budget(max_positions, max_seconds, max_memory, start, MAX_ROWS, MAX_ROWS_WHY)
     bar = progress_bar(progress, "enumerate", " classes")
     tick = Ticker(quiet=bar is not None or progress is False)
     timings: dict[str, float] = {}
