@@ -32,9 +32,11 @@ def _js_tests() -> list[str]:
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """Check style and common mistakes with ruff."""
+    """Check style and common mistakes with ruff, and the package's layout rules."""
     session.install("ruff")
-    session.run("ruff", "check", "harness", "tests", "noxfile.py", *session.posargs)
+    session.run("ruff", "check", "harness", "tests", "tools", "noxfile.py", *session.posargs)
+    # No import cycle, no module over 800 lines, no private name imported across modules.
+    session.run("python", "tools/check_layout.py", "harness")
 
 
 @nox.session(python=PYTHON)

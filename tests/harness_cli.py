@@ -11,16 +11,24 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def run_harness(
-    *args: str, cwd: Path = REPO, env: dict | None = None, timeout: float = 600
+    *args: str,
+    cwd: Path = REPO,
+    env: dict | None = None,
+    timeout: float = 600,
+    stdin: str | None = None,
+    preexec_fn=None,
 ) -> subprocess.CompletedProcess:
-    """``python -m harness ARGS`` in ``cwd`` with ``env``; output captured as text, the exit
-    code left for the caller to judge."""
+    """``python -m harness ARGS`` in ``cwd`` with ``env`` (and ``stdin`` as its input, and
+    ``preexec_fn`` run in the child before it starts, e.g. to set a resource limit); output
+    captured as text, the exit code left for the caller to judge."""
     return subprocess.run(
         [sys.executable, "-m", "harness", *args],
         cwd=cwd,
         env=env,
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=timeout,
+        preexec_fn=preexec_fn,
         check=False,
     )

@@ -15,13 +15,14 @@ import resource
 import shutil
 import socket
 import subprocess
-import sys
 import threading
 import zipfile
 from pathlib import Path
 
 import pytest
 import yaml
+
+from tests.harness_cli import run_harness
 
 REPO = Path(__file__).resolve().parents[1]
 RS = "pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump"
@@ -43,17 +44,7 @@ def _cap() -> None:
 def harness(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, POP_HARNESS_LOG_DIR=str(cwd / "logs"))
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [env.get("PYTHONPATH")])])
-    return subprocess.run(
-        [sys.executable, "-m", "harness", *args],
-        cwd=cwd,
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=DEADLINE,
-        preexec_fn=_cap,
-        check=False,
-    )
+    return run_harness(*args, cwd=cwd, env=env, timeout=DEADLINE, stdin=stdin, preexec_fn=_cap)
 
 
 def refused(done: subprocess.CompletedProcess, code: int, *named: str) -> str:
