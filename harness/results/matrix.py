@@ -1,8 +1,8 @@
 """Named matrices of rulesets: which cells ``python -m harness results`` runs.
 
 A cell is one ruleset of the research movement (``continue-binempty-king-nozero-nojump``),
-named by board, checkers and edge. ``issue`` is the table of issue 10 (c8 on 4x4, 5x5, 6x6
-times the five edges) plus 3x3 c8; ``small`` is c3 to c6 on 4x4 and 5x5 on the five edges
+named by board, checkers and edge. ``issue`` is the table of the c8 frontier (c8 on 4x4, 5x5,
+6x6 times the five edges) plus 3x3 c8; ``small`` is c3 to c6 on 4x4 and 5x5 on the five edges
 where a strong solve fits (:func:`harness.solver.cli.class_bound`); ``default`` is both.
 
 >>> [c.row + " " + c.edge for c in MATRICES["issue"]()][:2]
@@ -45,7 +45,7 @@ def _fits(cell: Cell) -> bool:
 
 
 def issue_matrix() -> list[Cell]:
-    """Issue 10's table (c8 on 4x4, 5x5, 6x6 times five edges), then 3x3 c8."""
+    """The c8 frontier (c8 on 4x4, 5x5, 6x6 times five edges), then 3x3 c8."""
     cells = [Cell(b, 8, e) for b in ("4x4", "5x5", "6x6") for e in EDGES]
     return cells + [Cell("3x3", 8, e) for e in EDGES]
 

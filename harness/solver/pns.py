@@ -95,12 +95,11 @@ START_BATCH = 1024  # leaves requested in one iteration at least (when the budge
 # numpy calls) for little work. The 5x5 c8 torus proof went from 0.13 to 0.10 CPU s (55 to
 # 35 iterations, 8,468 to 8,850 nodes) and 4x4 from 0.05 to 0.03; the 6x6 proof was the
 # same (14.5 to 15.0 s either way, 1.19 M to 1.22 M nodes). 2,048 and 4,096 made more
-# nodes in the same time (stop 33, in turn in one process).
+# nodes in the same time.
 MAX_BATCH = 16384  # and at most (one call of the batch engine); between them, as many as
 # were expanded so far within this bound, so the batch grows with the tree. On the
-# 6x6 c8 torus proof (stop 28, in turn on one machine): 67 to 74 k nodes a CPU second at
-# 16,384 against 56 to 63 k at 4,096, and the proof itself faster (16.1 to 17.8 CPU s
-# against 16.8 to 18.9); 8,192 and 24,576 were slower than either.
+# 6x6 c8 torus proof, 16,384 made more nodes a CPU second than 4,096, 8,192 or 24,576
+# (docs/solver.md has the figures and the command).
 BATCH_SHARE = 10  # and a batch is at most max_tree / 2**10 leaves: its children (a few
 # hundred a leaf at most) stay a small part of the bounded tree
 COMPACT_AT = 1 << 16  # the tree drops its solved subtrees when it has grown past this

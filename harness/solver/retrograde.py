@@ -12,15 +12,15 @@ over plies, never over positions):
    (parent index, child index, same side) the moment it is generated; edges to the same child
    by several actions are stored once. Actions that end the game are folded into three flags
    per class: the mover can win at once, can draw at once, can lose at once.
-2. **Count** the positions as docs/rules.md and issue 3 define them: reachable by legal play,
+2. **Count** the positions as docs/rules.md defines them: reachable by legal play,
    counting the initial one, not those after a game-ending action, with the turn as handed
    over after a pass. A second breadth-first pass over the stored edges tracks which of a
    class's two colourings (x to move, o to move) are reachable; ``positions`` is the number of
    raw positions (every symmetric image and turn counted: the sum of orbit sizes) and
    ``canonical`` the number up to symmetry (turn still counted); ``classes`` is what was stored.
-   Issue 3's figures are raw counts: 132,569 / 531,725 / 511,953 positions for the research
-   family on 4x4 with 3, 4, 5 checkers (16,648 / 66,743 / 64,175 up to symmetry) and
-   39,895,502 for 5x5 c4 (4,989,870 up to symmetry, 2,810,185 classes).
+   The research family's raw counts are 132,569 / 531,725 / 511,953 positions on 4x4 with
+   3, 4, 5 checkers (16,648 / 66,743 / 64,175 up to symmetry) and 39,895,502 for 5x5 c4
+   (4,989,870 up to symmetry, 2,810,185 classes).
 3. **Retrograde analysis** with counters and reverse edges, ply by ply: a class decided at ply
    k is looked at from each parent once; a parent with an action to a child that is won for
    the parent's mover wins in k + 1 (the first found is the fastest); otherwise the edge is

@@ -22,9 +22,7 @@ NEW, TODO = np.uint8(3 << NEW_SHIFT), np.uint8(3 << TODO_SHIFT)
 
 
 # Classes expanded at once: the expansion's temporaries stay a few MB, below the peak of
-# the merges of new keys. On 5x5 c4 torus (stop 28, in turn, four rounds) the enumeration
-# took 20.9 to 22.9 CPU s with 4,096 against 21.3 to 27.8 with 2,048, at the same peak;
-# 8,192 was no faster.
+# the merges of new keys; 2,048 and 8,192 were no faster on 5x5 c4 torus (docs/solver.md).
 BATCH = 4096
 
 
