@@ -55,8 +55,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="proof state file (npz): loaded if it exists, saved at the end or when the "
         "budget runs out (default: OUT.proof.npz when a budget is given)",
     )
-    p.add_argument("--seconds", type=float, help="time budget of the search")
-    p.add_argument("--nodes", type=int, help="node budget of the search")
+    p.add_argument(
+        "--time-limit",
+        type=positive(float),
+        metavar="SECONDS",
+        help="budget: time of the search and the certificate's build (as in solve)",
+    )
+    p.add_argument(
+        "--max-nodes",
+        type=positive(int),
+        metavar="N",
+        help="budget: nodes of the search (as in solve)",
+    )
     p.add_argument(
         "--max-plies",
         type=int,
@@ -97,12 +107,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "for a small set",
     )
     p.add_argument(
-        "--search",
-        choices=("dfs", "pns"),
-        default="dfs",
-        help="dfs (default): the iteratively deepened depth-first proof search; pns: the "
-        "proof-number search (harness.solver.pns; --state then holds its tables)",
+        "--method",
+        choices=("proof", "pns"),
+        default="proof",
+        help="proof (default): the iteratively deepened depth-first proof search; pns: the "
+        "proof-number search (harness.solver.pns; --state then holds its tables); as in solve",
     )
+    # The spellings certify had before it shared solve's: accepted for one release, with a
+    # note that names the new one.
+    for old, kind in (("--seconds", positive(float)), ("--nodes", positive(int))):
+        p.add_argument(old, type=kind, dest=f"old_{old[2:]}", help=argparse.SUPPRESS)
+    p.add_argument("--search", choices=("dfs", "pns"), dest="old_search", help=argparse.SUPPRESS)
     p.add_argument(
         "--split-above",
         type=int,
@@ -132,7 +147,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     c.set_defaults(func=run_check)
 
 
+def take_old_spellings(args: argparse.Namespace) -> None:
+    """Move ``--seconds``, ``--nodes`` and ``--search`` to ``--time-limit``, ``--max-nodes``
+    and ``--method``, saying so in one line each (refused when both spellings are given)."""
+    for old, new, value in (
+        ("--seconds", "--time-limit", args.old_seconds),
+        ("--nodes", "--max-nodes", args.old_nodes),
+        ("--search", "--method", {"dfs": "proof"}.get(args.old_search, args.old_search)),
+    ):
+        if value is None:
+            continue
+        dest = new[2:].replace("-", "_")
+        default = "proof" if dest == "method" else None
+        if getattr(args, dest) != default:
+            raise HarnessError(f"{old} and {new} are one option: give {new} alone")
+        print(
+            f"note: certify {old} is now {new} (the old spelling goes in the next release)",
+            file=sys.stderr,
+        )
+        setattr(args, dest, value)
+
+
 def run_certify(args: argparse.Namespace) -> int:
+    take_old_spellings(args)
     rs = Ruleset.from_id(args.ruleset)
     out: Path = args.out
     if out.exists() and (not out.is_dir() or any(out.iterdir())) and not args.force:
@@ -144,7 +181,7 @@ def run_certify(args: argparse.Namespace) -> int:
     if args.split_above < 0:
         raise HarnessError(f"--split-above {args.split_above}: must be at least 0")
     state = args.state
-    if state is None and (args.seconds is not None or args.nodes is not None):
+    if state is None and (args.time_limit is not None or args.max_nodes is not None):
         state = out.with_name(out.name + ".proof.npz")
     say = stderr_progress()
     if args.solution is not None:
@@ -153,7 +190,7 @@ def run_certify(args: argparse.Namespace) -> int:
             return _certify_draw(args, rs, sol, say)
         if args.winner == "auto":
             args.winner = sol.value
-    search = ProofSearch(rs, max_nodes=args.nodes, max_seconds=args.seconds, progress=say)
+    search = ProofSearch(rs, max_nodes=args.max_nodes, max_seconds=args.time_limit, progress=say)
     if state is not None and state.exists():
         try:
             search.load(state)
@@ -161,7 +198,7 @@ def run_certify(args: argparse.Namespace) -> int:
             raise HarnessError(str(exc)) from None
     attackers = {"auto": (0, 1), "x": (0,), "o": (1,)}[args.winner]
     t0 = time.monotonic()
-    if args.search == "pns":
+    if args.method == "pns":
         found = _prove_pns(rs, args, attackers, state, say)
         if isinstance(found, int):
             return found
@@ -236,7 +273,7 @@ def run_certify(args: argparse.Namespace) -> int:
         "search_seconds": round(searched, 3),
         "build_seconds": round(built, 3),
         "nodes": search.nodes,
-        "search": args.search,
+        "method": args.method,
         "out": str(out),
     }
     if split:
@@ -248,7 +285,7 @@ def run_certify(args: argparse.Namespace) -> int:
         print(json.dumps(summary))
     else:
         print(
-            f"{rs.id}: {result.winner} wins within {result.plies} plies ({args.search} search); "
+            f"{rs.id}: {result.winner} wins within {result.plies} plies ({args.method} search); "
             f"certificate {out}: "
             f"{index['entries']:,} entries in {len(index['shards'])} shards, {size:,} bytes, "
             f"hash {index['hash']}; search {searched:.1f} s, build {built:.1f} s"
@@ -266,12 +303,16 @@ def _prove_pns(rs: Ruleset, args: argparse.Namespace, attackers, state: Path | N
     nodes = 0
     result = None
     for a in attackers:
-        left = None if args.seconds is None else max(0.001, args.seconds - (time.monotonic() - t0))
+        left = (
+            None
+            if args.time_limit is None
+            else max(0.001, args.time_limit - (time.monotonic() - t0))
+        )
         pns = PNSearch(
             rs,
             a,
             max_plies=args.max_plies,
-            max_nodes=None if args.nodes is None else max(1, args.nodes - nodes),
+            max_nodes=None if args.max_nodes is None else max(1, args.max_nodes - nodes),
             max_seconds=left,
             progress=say,
         )

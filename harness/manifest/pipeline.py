@@ -266,7 +266,7 @@ class Pipeline:
         if solution is not None and solution.is_file():
             args += ["--solution", str(solution)]
         args += self._deeper_win_args()
-        done = self._cmd("certify", args + self._budget_args("--seconds"))
+        done = self._cmd("certify", args + self._budget_args("--time-limit"))
         if done.returncode == EXIT_BUDGET:
             self._record("certify", "budget", done.seconds, done.last_error_line())
         if done.returncode != 0:

@@ -231,7 +231,7 @@ def _python_cell(rs, budget, work, runner, say, gap: str) -> dict:
     if solution.is_file():
         args += ["--solution", str(solution)]
     if budget is not None:
-        args += ["--seconds", f"{budget:g}"]
+        args += ["--time-limit", f"{budget:g}"]
     say(f"{rs.id}: certify")
     made = runner.run(args)
     base = dict(value=info["value"], plies=info.get("plies"), positions=info.get("positions"))

@@ -195,7 +195,7 @@ def test_budget_exits_3_keeps_the_state_and_resumes(tmp_path, capsys):
     out = tmp_path / "cert"
     state = tmp_path / "state.npz"
     args = ["certify", FIVE.id, "--out", str(out), "--state", str(state)]
-    assert main([*args, "--nodes", "200"]) == 3
+    assert main([*args, "--max-nodes", "200"]) == 3
     assert "state kept in" in capsys.readouterr().err
     assert state.exists() and not out.exists()
     saved = ProofSearch(FIVE)
@@ -213,19 +213,54 @@ def test_docstring_examples(module):
 def test_certify_with_the_proof_number_search(tmp_path, capsys):
     rid = "pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump"
     out = tmp_path / "cert"
-    assert main(["certify", rid, "--out", str(out), "--search", "pns", "--json"]) == 0
+    assert main(["certify", rid, "--out", str(out), "--method", "pns", "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
-    assert summary["search"] == "pns" and summary["winner"] == "x"
+    assert summary["method"] == "pns" and summary["winner"] == "x"
     assert check_certificate(out).ok
 
 
 def test_certify_pns_budget_keeps_its_table_and_resumes(tmp_path, capsys):
     rid = "pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump"
     out, state = tmp_path / "cert", tmp_path / "st.npz"
-    args = ["certify", rid, "--out", str(out), "--search", "pns", "--winner", "x"]
-    assert main([*args, "--state", str(state), "--nodes", "20"]) == 3
+    args = ["certify", rid, "--out", str(out), "--method", "pns", "--winner", "x"]
+    assert main([*args, "--state", str(state), "--max-nodes", "20"]) == 3
     assert "resume" in capsys.readouterr().err
     kept = tmp_path / "st.pns-x.npz"
     assert kept.exists() and not out.exists()
     assert main([*args, "--state", str(state)]) == 0
     assert check_certificate(out).ok
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        (["--seconds", "600"], "--time-limit"),
+        (["--nodes", "100000"], "--max-nodes"),
+        (["--search", "dfs"], "--method"),
+    ],
+)
+def test_certify_takes_its_old_spellings_for_a_release_and_says_so(old, new, tmp_path, capsys):
+    rid = "pop1-3x3-c3-torus-continue-binempty-king-nozero-nojump"
+    assert main(["certify", rid, "--out", str(tmp_path / "c"), *old]) == 0
+    note = f"note: certify {old[0]} is now {new} (the old spelling goes in the next release)"
+    assert note in capsys.readouterr().err.splitlines()
+
+
+@pytest.mark.parametrize("option", ["--time-limit", "--max-nodes", "--seconds", "--nodes"])
+@pytest.mark.parametrize("value", ["0", "-5", "nan"])
+def test_certify_budgets_must_be_positive(option, value, tmp_path, capsys):
+    rid = "pop1-3x3-c3-torus-continue-binempty-king-nozero-nojump"
+    with pytest.raises(SystemExit) as exit_:
+        main(["certify", rid, "--out", str(tmp_path / "c"), option, value])
+    assert exit_.value.code == 2
+    assert f"argument {option}:" in capsys.readouterr().err
+    assert not (tmp_path / "c").exists()
+
+
+def test_both_spellings_of_one_option_are_refused(tmp_path, capsys):
+    rid = "pop1-3x3-c3-torus-continue-binempty-king-nozero-nojump"
+    argv = ["certify", rid, "--out", str(tmp_path / "c"), "--nodes", "5", "--max-nodes", "5"]
+    assert main(argv) == 2
+    assert (
+        "--nodes and --max-nodes are one option: give --max-nodes alone" in capsys.readouterr().err
+    )

@@ -30,11 +30,11 @@ def test_a_budget_spent_while_building_is_exit_3_not_no_win(tmp_path, capsys):
     assert search.prove(max_plies=15).winner == "x" and search.nodes < 1000
     out, state = tmp_path / "cert", tmp_path / "state.npz"
     args = ["certify", DEFAULT.id, "--out", str(out), "--state", str(state)]
-    assert main([*args, "--nodes", "1000"]) == EXIT_BUDGET
+    assert main([*args, "--max-nodes", "1000"]) == EXIT_BUDGET
     err = capsys.readouterr().err
     assert "while building the certificate" in err and "no forced win" not in err
     assert "Traceback" not in err and state.exists() and not out.exists()
-    assert main([*args, "--nodes", "1000"]) == 0  # resumes from the kept state
+    assert main([*args, "--max-nodes", "1000"]) == 0  # resumes from the kept state
     assert (out / "index.yaml").exists()
 
 

@@ -215,7 +215,7 @@ def test_a_spent_budget_is_published_as_an_open_signed_attempt(tmp_path, key):
     assert "budget exhausted after 3270000 nodes" in report.steps[-1].detail
     # The budget reached both searches.
     solve, certify = runner.calls
-    assert solve[-2:] == ["--time-limit", "600"] and certify[-2:] == ["--seconds", "600"]
+    assert solve[-2:] == ["--time-limit", "600"] and certify[-2:] == ["--time-limit", "600"]
     open_yaml = tmp_path / "manifests" / "open" / f"{RULESET}.yaml"
     assert report.published == open_yaml
     assert not (tmp_path / "manifests" / f"{RULESET}.yaml").exists()
