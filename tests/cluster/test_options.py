@@ -75,8 +75,7 @@ def test_a_slurm_config_names_kind_size_and_passes_the_rest(tmp_path) -> None:
 
 
 def test_the_slurm_job_script_asks_for_what_the_file_says(tmp_path) -> None:
-    pytest.importorskip("dask_jobqueue")
-    from dask_jobqueue import SLURMCluster
+    from dask_jobqueue import SLURMCluster  # the cluster extra, which the tests install
 
     path = tmp_path / "slurm.yaml"
     path.write_text("kind: slurm\ncores: 8\nprocesses: 8\nmemory: 32GB\nqueue: compute\n")

@@ -23,7 +23,7 @@ def runner() -> HarnessRunner:
     runner = HarnessRunner()
     missing = [c for c in NEEDED if c not in runner.commands()]
     if missing:
-        pytest.skip(f"stages not landed yet: python -m harness {', '.join(missing)}")
+        pytest.fail(f"stages missing: python -m harness {', '.join(missing)}")
     return runner
 
 
