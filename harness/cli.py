@@ -5,14 +5,10 @@ function ``register(subparsers)`` that adds its subcommands; each subcommand set
 ``func`` (taking the parsed arguments, returning an exit code) with ``set_defaults``.
 Stages are discovered here, so adding a command never means editing this file.
 
-Every command shares one exit-code taxonomy (:data:`EXIT_CODES`, shown in every ``--help``
-and the README): 0 success; 1 a check rejected something, or no win exists within the stated
-bound; 2 unusable input or environment (a bad id, position or path, an I/O error, a full
-disk, a missing permission, a folder locked by another run); 3 a budget ran out (its state
-kept) or the result is INCOMPLETE; 4 no Lean toolchain; 5 an open result; 70 an internal
-error (a bug). :func:`run_guarded` maps what a command raises to these codes in one place,
-so no traceback ever reaches a user: an unexpected exception is reported in one line that
-names a log file holding the traceback.
+Every command shares one exit-code taxonomy (:mod:`harness.errors`, shown in every
+``--help`` and the README). :func:`run_guarded` maps what a command raises to it in one
+place, so no traceback ever reaches a user: an unexpected exception is reported in one line
+that names a log file holding the traceback.
 """
 
 from __future__ import annotations
@@ -30,26 +26,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.bounded import clip, one_line
+from harness.errors import (
+    EXIT_CODES,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    HarnessError,
+)
 
 # Order of the stages in ``--help``: the order of the data flow.
 STAGES = ("rules", "solver", "cert", "lean", "manifest", "site", "results")
-
-EXIT_OK = 0
-EXIT_FAILED = 1  # a check rejected something, or no win within the stated bound
-EXIT_USAGE = 2  # unusable input or environment: bad input, I/O error, disk full, locked
-EXIT_BUDGET = 3  # a budget ran out (state kept), or INCOMPLETE
-EXIT_NO_LEAN = 4  # no Lean toolchain here
-EXIT_OPEN = 5  # an open result: the budget ran out before a proof
-EXIT_INTERNAL = 70  # a bug (sysexits' EX_SOFTWARE): one line here, the traceback in a log
-EXIT_INTERRUPTED = 130  # SIGINT, as a shell reports it
-
-EXIT_CODES = (
-    "exit codes (every command): 0 success; 1 a check rejected something, or no win within "
-    "the stated bound; 2 unusable input or environment (bad id, position or path, I/O error, "
-    "disk full, permission, locked by another run); 3 a budget ran out (state kept) or "
-    "INCOMPLETE; 4 no Lean toolchain; 5 an open result; 70 internal error (a bug: the "
-    "message names a log file with the traceback); 130 interrupted."
-)
 
 LOG_DIR_ENV = "POP_HARNESS_LOG_DIR"
 
@@ -112,12 +98,6 @@ def folder_path(text: str) -> Path:
     if os.path.lexists(path) and (path.is_symlink() or not path.is_dir()):
         raise argparse.ArgumentTypeError(f"{clip(text)} is not a folder")
     return path
-
-
-class HarnessError(Exception):
-    """An error meant for the user: printed as one line, exit code :attr:`exit_code`."""
-
-    exit_code = EXIT_USAGE
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

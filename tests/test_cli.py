@@ -9,7 +9,8 @@ import sys
 import pytest
 
 import harness.cli as cli
-from harness.cli import EXIT_CODES, EXIT_INTERNAL, build_parser, main, run_guarded
+from harness.cli import build_parser, main, run_guarded
+from harness.errors import EXIT_CODES, EXIT_INTERNAL
 
 
 def _commands(parser):

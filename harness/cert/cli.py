@@ -25,8 +25,9 @@ from harness.cert.nonwin_checker import check_nonwin
 from harness.cert.nonwin_format import FORMAT as NONWIN_FORMAT
 from harness.cert.nonwin_format import index_format, write_nonwin
 from harness.cert.split import SPLIT_ABOVE, build_strategy
-from harness.cli import EXIT_BUDGET, EXIT_FAILED, EXIT_OK, EXIT_USAGE, HarnessError, positive
+from harness.cli import positive
 from harness.cluster import Session, add_cluster_arguments, cluster_spec
+from harness.errors import EXIT_BUDGET, EXIT_FAILED, EXIT_OK, EXIT_USAGE, HarnessError
 from harness.rules.position import PLAYERS, Position
 from harness.rules.ruleset import Ruleset
 from harness.solver.proof import BudgetExhausted, ProofSearch, ProofStateError, stderr_progress

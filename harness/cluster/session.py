@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.bounded import TooDeepError, load_yaml, one_line, read_text, reason
-from harness.cli import HarnessError
 from harness.cluster.options import ClusterSpec, machine_cores
 from harness.cluster.store import SharedStore
+from harness.errors import HarnessError
 
 # dask-jobqueue's cluster classes by the names a config file uses.
 JOBQUEUE = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECluster", "lsf": "LSFCluster"}

@@ -22,8 +22,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from harness.cli import EXIT_FAILED, EXIT_OK, HarnessError, positive, run_guarded
+from harness.cli import positive, run_guarded
 from harness.cluster import Session, add_cluster_arguments, cluster_spec
+from harness.errors import EXIT_FAILED, EXIT_OK, HarnessError
 from harness.lean.cache import ResultCache, write_json_atomic
 from harness.lean.child import GIB, Limits
 from harness.lean.modules import discover_modules

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.bounded import read_text
-from harness.cli import HarnessError
+from harness.errors import HarnessError
 from harness.lean.cache import MAX_SOURCE_BYTES
 from harness.lean.parse import parse_imports
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from harness.cli import EXIT_FAILED, HarnessError
+from harness.errors import EXIT_FAILED, HarnessError
 from harness.lean.certdata import RenderError
 from harness.lean.render import DEFAULT_OUT, render
 

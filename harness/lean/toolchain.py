@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.bounded import read_text
-from harness.cli import EXIT_NO_LEAN, HarnessError
+from harness.errors import EXIT_NO_LEAN, HarnessError
 
 EXIT_NO_TOOLCHAIN = EXIT_NO_LEAN
 

@@ -40,7 +40,7 @@ import yaml
 
 from harness.atomic import make_folder, name_error, remove_made
 from harness.bounded import read_yaml
-from harness.cli import EXIT_BUDGET, EXIT_FAILED, EXIT_OK, EXIT_USAGE, HarnessError
+from harness.errors import EXIT_BUDGET, EXIT_FAILED, EXIT_OK, EXIT_USAGE, HarnessError
 from harness.lean.parse import parse_output
 from harness.lean.toolchain import (
     elan_home,

@@ -41,7 +41,7 @@ import yaml
 
 from harness.atomic import name_error, probe_writable, remove_made, replace_dir
 from harness.bounded import read_yaml
-from harness.cli import EXIT_BUDGET, EXIT_FAILED, EXIT_NO_LEAN, EXIT_OK, EXIT_OPEN, HarnessError
+from harness.errors import EXIT_BUDGET, EXIT_FAILED, EXIT_NO_LEAN, EXIT_OK, EXIT_OPEN, HarnessError
 from harness.lock import hold
 from harness.manifest.fsutil import scrub_paths, sha256_file, write_atomic
 from harness.manifest.keys import SigningKey

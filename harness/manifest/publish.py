@@ -30,7 +30,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from harness.bounded import read_regular
-from harness.cli import HarnessError
+from harness.errors import HarnessError
 from harness.manifest import dsse
 from harness.manifest.fsutil import write_atomic
 from harness.manifest.keys import KeyFileError, SigningKey, keyid, load_public

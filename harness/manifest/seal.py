@@ -29,7 +29,7 @@ import io
 from pathlib import Path
 
 from harness.bounded import read_regular
-from harness.cli import HarnessError
+from harness.errors import HarnessError
 from harness.manifest.archive import Limits, write_deterministic
 from harness.manifest.dsse import MAX_ENVELOPE_BYTES
 from harness.manifest.fsutil import sha256_bytes, write_atomic

@@ -9,7 +9,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.cli import HarnessError
+from harness.errors import HarnessError
 from harness.manifest.fsutil import sha256_file
 
 VOUCHED_DIRS = ("certificate", "corpus", "lean", "formal")

@@ -31,7 +31,7 @@ from pathlib import Path
 import yaml
 
 from harness.bounded import read_yaml
-from harness.cli import EXIT_BUDGET, HarnessError
+from harness.errors import EXIT_BUDGET, HarnessError
 
 DEPTH = re.compile(r"no (x|o) win within (\d+) plies")
 

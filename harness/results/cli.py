@@ -22,8 +22,9 @@ import yaml
 
 from harness.atomic import atomic_file
 from harness.bounded import read_yaml
-from harness.cli import EXIT_FAILED, EXIT_OK, HarnessError, folder_path, positive
+from harness.cli import folder_path, positive
 from harness.cluster import Session, add_cluster_arguments, cluster_spec
+from harness.errors import EXIT_FAILED, EXIT_OK, HarnessError
 from harness.results.cell import cell_record, run_cell
 from harness.results.matrix import EDGES, MATRICES, cells_of
 

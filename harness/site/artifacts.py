@@ -29,7 +29,7 @@ from pathlib import Path
 import yaml
 
 from harness.bounded import MAX_DOCUMENT, load_yaml, read_yaml
-from harness.cli import HarnessError
+from harness.errors import HarnessError
 from harness.manifest.fsutil import sha256_file
 from harness.manifest.manifest import check_files
 from harness.manifest.publish import ARCHIVES_DIR, KEYS_DIR, OPEN_DIR, PublisherKey

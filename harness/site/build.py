@@ -25,7 +25,7 @@ import jinja2
 from harness.atomic import staging_dir
 from harness.cert.nonwin_format import FORMAT as NONWIN_FORMAT
 from harness.cert.nonwin_format import index_format
-from harness.cli import HarnessError
+from harness.errors import HarnessError
 from harness.rules import RESEARCH_RULESET
 from harness.rules.ruleset import Ruleset
 from harness.site import codeview, diagrams

@@ -16,7 +16,7 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.cli import HarnessError
+from harness.errors import HarnessError
 
 REPO = Path(__file__).resolve().parents[2]
 ENGINE = Path("harness/rules/engine.py")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from harness.cert.format import CertificateError
 from harness.cert.nonwin_format import PLAYER_TEXT, read_nonwin_index, read_nonwin_shard
-from harness.cli import HarnessError
+from harness.errors import HarnessError
 from harness.rules.engine import apply_action
 from harness.rules.position import Action, Position
 from harness.rules.ruleset import Ruleset

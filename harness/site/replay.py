@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.cert.format import CertificateError, read_index, read_shard
-from harness.cli import HarnessError
+from harness.errors import HarnessError
 from harness.rules.engine import apply_action, legal_actions
 from harness.rules.position import Action, Position
 from harness.rules.ruleset import Ruleset

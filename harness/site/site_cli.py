@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.cli import EXIT_OK, HarnessError
+from harness.errors import EXIT_OK, HarnessError
 
 DEFAULT_FROM = Path("out/verify")
 DEFAULT_MANIFESTS = Path("manifests")

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness.cli import HarnessError
+from harness.errors import HarnessError
 from harness.rules.ruleset import Ruleset
 from harness.rules.symmetry import symmetries
 

@@ -41,8 +41,9 @@ from contextlib import ExitStack, contextmanager
 from math import comb
 from pathlib import Path
 
-from harness.cli import EXIT_BUDGET, HarnessError, positive
+from harness.cli import positive
 from harness.cluster import Session, add_cluster_arguments, cluster_spec
+from harness.errors import EXIT_BUDGET, HarnessError
 from harness.rules.position import PLAYERS
 from harness.rules.ruleset import Ruleset
 from harness.rules.symmetry import symmetries

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from harness.cert.checker import check_certificate
 from harness.cert.format import certificate_hash, digest, dump_index
-from harness.cli import EXIT_BUDGET, main
+from harness.cli import main
+from harness.errors import EXIT_BUDGET
 from harness.rules import Ruleset
 from harness.solver.proof import BudgetExhausted, ProofSearch
 

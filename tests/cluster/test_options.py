@@ -11,7 +11,7 @@ import pytest
 import harness.cluster as cluster_package
 import harness.cluster.options as options_module
 import harness.cluster.store as store_module
-from harness.cli import HarnessError, build_parser
+from harness.cli import build_parser
 from harness.cluster.options import (
     ClusterSpec,
     add_cluster_arguments,
@@ -20,6 +20,7 @@ from harness.cluster.options import (
     scheduler_address,
 )
 from harness.cluster.session import load_config
+from harness.errors import HarnessError
 
 
 @pytest.mark.parametrize("module", [cluster_package, options_module, store_module])

@@ -251,7 +251,7 @@ def test_render_never_clobbers_a_foreign_directory(tmp_path, solved):
 
 
 def test_render_cli(tmp_path, solved, capsys):
-    from harness.cli import HarnessError
+    from harness.errors import HarnessError
     from harness.lean.render_cli import register_render
 
     cfg, winner, chosen = solved

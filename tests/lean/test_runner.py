@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import harness.lean.runner as runner_module
-from harness.cli import HarnessError
+from harness.errors import HarnessError
 from harness.lean.cache import ResultCache
 from harness.lean.child import GIB, ChildResult, Limits, run_limited
 from harness.lean.modules import discover_modules

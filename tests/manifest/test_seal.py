@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import HarnessError, main
+from harness.cli import main
+from harness.errors import HarnessError
 from harness.manifest.dsse import verify
 from harness.manifest.manifest import parse_payload, write_manifest
 from harness.manifest.seal import build_archive

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import HarnessError
+from harness.errors import HarnessError
 from harness.rules import RESEARCH_RULESET
 from harness.site import build as build_mod
 from harness.site.build import MARKER, build_site

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from harness.cert.format import read_index, read_shard
-from harness.cli import HarnessError
+from harness.errors import HarnessError
 from harness.manifest.keys import generate
 from harness.rules import Action, Position, Ruleset, apply_action, legal_actions
 from harness.rules.corpus import BRANCHES
