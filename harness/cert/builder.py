@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from harness.cert.format import Entry, Shard
 from harness.solver.proof import Act, ProofSearch, State, action_of, position_of
 
+MAX_PLIES = 15  # certify's default bound on the win it looks for
+
 
 class StrategyError(ValueError):
     """The search's table does not prove what the builder needs (a bug or a stale state)."""

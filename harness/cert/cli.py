@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from harness.cert.builder import MAX_PLIES
 from harness.cert.checker import check_certificate, terminal_progress
 from harness.cert.format import CertificateError, write_certificate
 from harness.cert.nonwin_builder import build_nonwin
@@ -31,8 +32,6 @@ from harness.errors import EXIT_BUDGET, EXIT_FAILED, EXIT_OK, EXIT_USAGE, Harnes
 from harness.rules.position import PLAYERS, Position
 from harness.rules.ruleset import Ruleset
 from harness.solver.proof import BudgetExhausted, ProofSearch, ProofStateError, stderr_progress
-
-MAX_PLIES = 15  # certify's default bound on the win it looks for
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -213,7 +212,7 @@ def run_certify(args: argparse.Namespace) -> int:
             search.save(state)
     searched = time.monotonic() - t0
     if result.winner is None and args.solution is None and args.winner == "auto":
-        from harness.solver.cli import pick_method
+        from harness.solver.choice import pick_method
 
         method = pick_method(rs)
         if method != "proof":

@@ -269,3 +269,11 @@ class Limits:
             raise ValueError(f"memory cap must be positive, got {self.memory_bytes} bytes")
         if not self.timeout > 0:
             raise ValueError(f"timeout must be positive, got {self.timeout} s")
+
+
+def physical_memory() -> int | None:
+    """This machine's physical memory in bytes (None where the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None

@@ -26,7 +26,7 @@ from harness.cli import positive, run_guarded
 from harness.cluster import Session, add_cluster_arguments, cluster_spec
 from harness.errors import EXIT_FAILED, EXIT_OK, HarnessError
 from harness.lean.cache import ResultCache, write_json_atomic
-from harness.lean.child import GIB, Limits
+from harness.lean.child import GIB, Limits, physical_memory
 from harness.lean.modules import discover_modules
 from harness.lean.runner import run_project
 from harness.lean.toolchain import EXIT_NO_TOOLCHAIN, discover
@@ -77,14 +77,6 @@ def add_limit_arguments(parser: argparse.ArgumentParser, *, passed_on: bool = Fa
         metavar="S",
         help=f"{lean}wall-clock limit per build, in seconds (default {DEFAULT_TIMEOUT:g})",
     )
-
-
-def physical_memory() -> int | None:
-    """This machine's physical memory in bytes (None where the system does not say)."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 def default_jobs(memory_gib: float) -> int:

@@ -747,7 +747,7 @@ def fit_to_machine(memory_gib: float) -> float:
     """``memory_gib``, but at most 3/4 of this machine's physical memory: a default cap the
     machine cannot give only moves the failure from Lean's -M to the kernel's OOM killer
     (60 GiB on a 24 GiB machine). An explicit ``--memory`` is taken as it is."""
-    from harness.lean.lean_cli import physical_memory
+    from harness.lean.child import physical_memory
 
     physical = physical_memory()
     if physical is None:

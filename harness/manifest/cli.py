@@ -20,11 +20,12 @@ from harness.manifest.keys import (
     default_key_path,
     generate,
     keyid,
-    load_private,
+    load_private_or_default,
     load_public,
     load_verifying_key,
     public_path,
     public_pem,
+    signing_key_or_new,
 )
 from harness.manifest.manifest import ManifestError, read_signed
 
@@ -42,13 +43,6 @@ def _ruleset_id(text: str) -> str:
         return Ruleset.from_id(text).id
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _signing_key(path: Path | None):
-    try:
-        return load_private(path or default_key_path())
-    except KeyFileError as exc:
-        raise HarnessError(str(exc)) from None
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -301,17 +295,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def default_signing_key(path: Path | None):
-    """``path``, or the default key, made on a first run on a fresh machine (and said so)."""
-    if path is None and not default_key_path().exists():
-        try:
-            generate(default_key_path())
-        except KeyFileError as exc:
-            raise HarnessError(str(exc)) from None
-        print(f"made a new signing key {default_key_path()} (publish its .pub; never commit it)")
-    return _signing_key(path)
-
-
 def _lean_covers(ruleset: str) -> None:
     from harness.lean.codec import lean_model_gap
     from harness.rules.ruleset import Ruleset
@@ -326,7 +309,7 @@ def _verify(args: argparse.Namespace) -> int:
     from harness.manifest.sections import summary_table
 
     _lean_covers(args.ruleset)
-    key = default_signing_key(args.key)
+    key = signing_key_or_new(args.key)
     pipe = Pipeline(
         args.ruleset,
         key,
@@ -352,7 +335,7 @@ def _verify(args: argparse.Namespace) -> int:
 def _publish(args: argparse.Namespace) -> int:
     from harness.manifest.publish import publish_run
 
-    key = _signing_key(args.key)
+    key = load_private_or_default(args.key)
     written, removed = publish_run(args.ruleset, args.work / args.ruleset, args.manifests, key)
     for path in written:
         print(f"published {path}")
@@ -364,7 +347,7 @@ def _publish(args: argparse.Namespace) -> int:
 def _keys_generate(args: argparse.Namespace) -> int:
     path = args.key or default_key_path()
     if args.exist_ok and path.exists():
-        key = _signing_key(path)
+        key = load_private_or_default(path)
         print(f"key exists: {path} (id {key.keyid})")
         return EXIT_OK
     try:
@@ -434,7 +417,7 @@ def _seal(args: argparse.Namespace) -> int:
     from harness.manifest.fsutil import sha256_bytes
     from harness.manifest.seal import build_archive, write_archive
 
-    key = _signing_key(args.key)
+    key = load_private_or_default(args.key)
     work = args.work or Path("out/verify") / args.ruleset
     manifest = args.manifest or work / "manifest.yaml"
     if not manifest.is_file():
@@ -501,7 +484,7 @@ def _audit(args: argparse.Namespace) -> int:
             if not folder.is_dir():
                 raise HarnessError(f"--keys {folder}: no such folder")
         published = publisher_keys(*folders)
-    sign_key = default_signing_key(args.sign_key)
+    sign_key = signing_key_or_new(args.sign_key)
     out = args.out or Path("out/audit") / sha256_file(args.archive)
     auditor = Auditor(
         args.archive,

@@ -193,3 +193,17 @@ def load_verifying_key(path: Path | None) -> Ed25519PublicKey:
         f"no public key given and none at {pub}; pass --key PUBLIC_KEY.pem "
         "(the signer's public key, published with the result)"
     )
+
+
+def load_private_or_default(path: Path | None) -> SigningKey:
+    """The signing key at ``path``, or at :func:`default_key_path` when none is given."""
+    return load_private(path or default_key_path())
+
+
+def signing_key_or_new(path: Path | None) -> SigningKey:
+    """:func:`load_private_or_default`, making the default key first on a fresh machine (and
+    saying so): what ``verify``, ``results`` and ``audit`` sign with."""
+    if path is None and not default_key_path().exists():
+        generate(default_key_path())
+        print(f"made a new signing key {default_key_path()} (publish its .pub; never commit it)")
+    return load_private_or_default(path)

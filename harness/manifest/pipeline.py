@@ -219,7 +219,7 @@ class Pipeline:
         """Where solve keeps the strong solution when the ruleset fits one (certify builds a
         draw's non-win sets from it); None when solve will run the proof search instead."""
         from harness.rules.ruleset import Ruleset
-        from harness.solver.cli import AUTO_CLASS_LIMIT, class_bound
+        from harness.solver.choice import AUTO_CLASS_LIMIT, class_bound
 
         try:
             fits = class_bound(Ruleset.from_id(self.ruleset)) <= AUTO_CLASS_LIMIT
@@ -251,7 +251,7 @@ class Pipeline:
         """A win the solve found beyond certify's default bound: look that deep, for that
         player only (5x5 c8 ringout: o in 18). Shallower wins keep certify's defaults, so
         every certificate made before stays the same."""
-        from harness.cert.cli import MAX_PLIES
+        from harness.cert.builder import MAX_PLIES
 
         info = self.facts["solve"]
         plies = info.get("plies")

@@ -201,7 +201,7 @@ def _verify_cell(ruleset, budget, work, manifests, key, publish, runner, say) ->
 
 def _python_cell(rs, budget, work, runner, say, gap: str) -> dict:
     """Outside the Lean model: solve, certify and check with the Python checker."""
-    from harness.solver.cli import AUTO_CLASS_LIMIT, class_bound
+    from harness.solver.choice import AUTO_CLASS_LIMIT, class_bound
 
     folder = work / "python" / rs.id
     folder.mkdir(parents=True, exist_ok=True)
@@ -284,3 +284,18 @@ def _last_json(text: str) -> dict:
             if isinstance(value, dict):
                 return value
     return {}
+
+
+def cell_text(r: dict) -> str:
+    """One cell of the grid: ``x in 7 (96)``, ``draw (1,711)``, ``open (300 s)``."""
+    entries = f" ({r['entries']:,})" if r.get("entries") else ""
+    if r["status"] in ("published", "certified"):
+        if r["value"] == "draw":
+            return f"draw{entries}"
+        return f"{r['value']} in {r['plies']}{entries}"
+    if r["status"] == "open":
+        budget = f"{r['budget']:g} s" if r.get("budget") else "budget"
+        reached = r.get("reached") or {}
+        depth = ", ".join(f"no {p} win ≤ {d}" for p, d in sorted(reached.items()))
+        return f"open ({budget}{'; ' + depth if depth else ''})"
+    return "failed"

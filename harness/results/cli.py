@@ -25,7 +25,7 @@ from harness.bounded import read_yaml
 from harness.cli import folder_path, positive
 from harness.cluster import Session, add_cluster_arguments, cluster_spec
 from harness.errors import EXIT_FAILED, EXIT_OK, HarnessError
-from harness.results.cell import cell_record, run_cell
+from harness.results.cell import cell_record, cell_text, run_cell
 from harness.results.matrix import EDGES, MATRICES, cells_of
 
 
@@ -86,21 +86,6 @@ def grid(records: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def cell_text(r: dict) -> str:
-    """One cell of the grid: ``x in 7 (96)``, ``draw (1,711)``, ``open (300 s)``."""
-    entries = f" ({r['entries']:,})" if r.get("entries") else ""
-    if r["status"] in ("published", "certified"):
-        if r["value"] == "draw":
-            return f"draw{entries}"
-        return f"{r['value']} in {r['plies']}{entries}"
-    if r["status"] == "open":
-        budget = f"{r['budget']:g} s" if r.get("budget") else "budget"
-        reached = r.get("reached") or {}
-        depth = ", ".join(f"no {p} win ≤ {d}" for p, d in sorted(reached.items()))
-        return f"open ({budget}{'; ' + depth if depth else ''})"
-    return "failed"
-
-
 def table(records: list[dict]) -> str:
     """Every record as a row: the closing note's table."""
     head = "| cell | status | value | entries | bytes | certify s | check s | kernel steps | lean |"
@@ -129,9 +114,9 @@ def run(args: argparse.Namespace) -> int:
         raise HarnessError(str(exc)) from None
     if not cells:
         raise HarnessError(f"--only {' '.join(args.only or [])}: no cell of {args.matrix} matches")
-    from harness.manifest.cli import default_signing_key
+    from harness.manifest.keys import signing_key_or_new
 
-    key = default_signing_key(args.key)  # made on a first run, as verify does
+    key = signing_key_or_new(args.key)  # made on a first run, as verify does
     if args.publish:
         from harness.manifest.publish import require_project_key
 

@@ -3,7 +3,7 @@
 A cell is one ruleset of the research movement (``continue-binempty-king-nozero-nojump``),
 named by board, checkers and edge. ``issue`` is the table of the c8 frontier (c8 on 4x4, 5x5,
 6x6 times the five edges) plus 3x3 c8; ``small`` is c3 to c6 on 4x4 and 5x5 on the five edges
-where a strong solve fits (:func:`harness.solver.cli.class_bound`); ``default`` is both.
+where a strong solve fits (:func:`harness.solver.choice.class_bound`); ``default`` is both.
 
 >>> [c.row + " " + c.edge for c in MATRICES["issue"]()][:2]
 ['4x4 c8 reincarnation', '4x4 c8 ringout']
@@ -39,7 +39,7 @@ class Cell:
 
 
 def _fits(cell: Cell) -> bool:
-    from harness.solver.cli import AUTO_CLASS_LIMIT, class_bound
+    from harness.solver.choice import AUTO_CLASS_LIMIT, class_bound
 
     return class_bound(Ruleset.from_id(cell.ruleset)) <= AUTO_CLASS_LIMIT
 

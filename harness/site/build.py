@@ -412,7 +412,7 @@ def _positions_bound(ruleset: str, positions) -> int | None:
     it chose the method by: at most this many positions up to symmetry."""
     if positions is not None:
         return None
-    from harness.solver.cli import class_bound
+    from harness.solver.choice import class_bound
 
     return class_bound(Ruleset.from_id(ruleset))
 

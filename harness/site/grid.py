@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.results.cli import cell_text
+from harness.results.cell import cell_text
 from harness.results.matrix import EDGES
 
 

@@ -8,10 +8,10 @@ with ``--threads N``; docs/solver.md has its measured memory and speed); ``--met
 runs the proof search instead (:mod:`harness.solver.proof`), which does not enumerate, so
 ``positions`` is null. ``--method lean`` is the old name of ``compact``, kept for one
 release and said so on stderr.
-The default, ``auto``, picks by a counting bound on the classes (:func:`class_bound`):
-retrograde analysis up to :data:`AUTO_CLASS_LIMIT`, the compact solver up to
-:data:`COMPACT_CLASS_LIMIT` (one-word keys only), the proof search beyond. The report says
-which method ran (``method``).
+The default, ``auto``, picks by a counting bound on the classes
+(:mod:`harness.solver.choice`): retrograde analysis up to one bound, the compact solver up to
+a second (one-word keys only), the proof search beyond. The report says which method ran
+(``method``).
 
 With a cluster option (``--workers``, ``--scheduler``, ``--cluster-config``, ``--shared``;
 docs/cluster.md) the compact solver's levels and plies run as Dask tasks
@@ -38,7 +38,6 @@ import json
 import os
 import sys
 from contextlib import ExitStack, contextmanager
-from math import comb
 from pathlib import Path
 
 from harness.cli import positive
@@ -46,15 +45,8 @@ from harness.cluster import Session, add_cluster_arguments, cluster_spec
 from harness.errors import EXIT_BUDGET, HarnessError
 from harness.rules.position import PLAYERS
 from harness.rules.ruleset import Ruleset
-from harness.rules.symmetry import symmetries
+from harness.solver.choice import pick_method
 from harness.solver.split_search import TASK_NODES
-
-# ``auto`` enumerates when the bound is below this many classes: the 5x5 c4 solve stores
-# about 540 bytes per class at its peak, so 40 million classes stay within 24 GB.
-AUTO_CLASS_LIMIT = 40_000_000
-# The compact solver peaks at 15 to 31 bytes per class (less in --workdir), and a bound is
-# about ten times the classes actually reached (5x5 c4: 30 million, 2.8 million reached).
-COMPACT_CLASS_LIMIT = 4_000_000_000
 
 
 class BudgetError(HarnessError):
@@ -70,26 +62,6 @@ def _memory_default() -> int:
     except (ValueError, OSError):
         total = 16 * 2**30
     return min(int(total * 0.9), 20 * 2**30)
-
-
-def class_bound(rs: Ruleset) -> int:
-    """An upper bound on the positions up to symmetry: every way to put a ≤ N x's and b ≤ N
-    o's on the board, times the bins that can go with them (only ``ringout`` leaves a choice:
-    checkers out of the game), times the player to move, over the number of symmetries.
-
-    >>> class_bound(Ruleset.from_id("pop1-5x5-c4-torus-continue-binempty-king-nozero-nojump"))
-    30007550
-    >>> class_bound(Ruleset.from_id("pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump"))
-    55314811605615
-    """
-    n, checkers = rs.squares, rs.checkers
-    total = 0
-    for a in range(min(n, checkers) + 1):
-        bins_a = checkers - a + 1 if rs.removes else 1
-        for b in range(min(n - a, checkers) + 1):
-            bins_b = checkers - b + 1 if rs.removes else 1
-            total += comb(n, a) * comb(n - a, b) * bins_a * bins_b
-    return 2 * total // len(symmetries(rs))
 
 
 def register(subparsers) -> None:
@@ -234,28 +206,6 @@ def run(args) -> int:
     else:
         _print_text(report)
     return 0
-
-
-def pick_method(rs: Ruleset, table: bool = False) -> str:
-    """``auto``'s choice: ``retrograde``, ``compact`` or ``proof`` by :func:`class_bound`
-    (``table``: a strong solve was asked for, so never the proof search).
-
-    >>> pick_method(Ruleset.from_id("pop1-5x5-c4-torus-continue-binempty-king-nozero-nojump"))
-    'retrograde'
-    >>> pick_method(Ruleset.from_id("pop1-5x5-c5-torus-continue-binempty-king-nozero-nojump"))
-    'compact'
-    >>> pick_method(Ruleset.from_id("pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump"))
-    'proof'
-    """
-    from harness.solver.batch import engine
-
-    bound = class_bound(rs)
-    if bound <= AUTO_CLASS_LIMIT:
-        return "retrograde"
-    one_word = engine(rs).key_words == 1
-    if one_word and (bound <= COMPACT_CLASS_LIMIT or table):
-        return "compact"
-    return "retrograde" if table else "proof"
 
 
 def _retrograde(rs: Ruleset, args, compact: bool = False) -> dict:

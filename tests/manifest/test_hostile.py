@@ -72,7 +72,7 @@ def test_a_special_envelope_is_refused_without_blocking(tmp_path, key, capsys, k
 
 
 def test_the_audit_memory_default_fits_the_machine():
-    from harness.lean.lean_cli import physical_memory
+    from harness.lean.child import physical_memory
 
     physical = physical_memory()
     if physical is None:

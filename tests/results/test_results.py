@@ -14,8 +14,8 @@ import harness.results.matrix as matrix_module
 from harness.cli import main
 from harness.manifest.keys import generate
 from harness.manifest.manifest import read_signed
-from harness.results.cell import run_cell
-from harness.results.cli import cell_text, grid
+from harness.results.cell import cell_text, run_cell
+from harness.results.cli import grid
 from harness.results.matrix import cells_of
 
 DRAW_IN_MODEL = "pop1-3x4-c3-torus-continue-binempty-king-nozero-nojump"  # torus: full verify

@@ -116,7 +116,7 @@ def test_proof_has_no_values_file(tmp_path, capsys):
 
 def test_auto_method_enumerates_small_graphs_and_searches_big_ones():
     from harness.rules import Ruleset
-    from harness.solver.cli import AUTO_CLASS_LIMIT, class_bound
+    from harness.solver.choice import AUTO_CLASS_LIMIT, class_bound
 
     small = Ruleset.from_id("pop1-4x4-c3-torus-continue-binempty-king-nozero-nojump")
     big = Ruleset.from_id("pop1-6x6-c8-torus-continue-binempty-king-nozero-nojump")
@@ -201,7 +201,7 @@ def test_pns_method_agrees_and_a_spent_budget_is_exit_3(capsys):
 
 
 def test_auto_picks_compact_between_the_limits():
-    from harness.solver.cli import pick_method
+    from harness.solver.choice import pick_method
 
     c5 = Ruleset.from_id("pop1-5x5-c5-reincarnation-continue-binempty-king-nozero-nojump")
     assert pick_method(c5) == "compact"
