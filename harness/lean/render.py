@@ -49,7 +49,7 @@ from harness.lean.geometry_decl import geo_declaration, geo_fields
 from harness.lean.templating import ALLOWED_AXIOMS, PINNED, lean_string, template_env
 from harness.rules import PLAYERS
 
-DEFAULT_OUT = Path("lean") / "Generated"
+GENERATED_DIR = Path("lean") / "Generated"
 
 
 CHUNK = 512  # entries per tree definition: keeps every literal small for the elaborator
@@ -490,7 +490,7 @@ def write_atomically(out_dir: Path, files: dict[str, str]) -> None:
 
 def render(
     cert_dir: str | os.PathLike[str],
-    out_dir: str | os.PathLike[str] = DEFAULT_OUT,
+    out_dir: str | os.PathLike[str] = GENERATED_DIR,
     *,
     corpus: str | os.PathLike[str] | None = None,
     check: bool = False,

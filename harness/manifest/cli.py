@@ -13,7 +13,7 @@ from pathlib import Path
 from harness.bounded import read_text, reason
 from harness.cli import folder_path, positive
 from harness.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, HarnessError
-from harness.lean.lean_cli import add_limit_arguments
+from harness.lean.cli import add_limit_arguments
 from harness.manifest import dsse
 from harness.manifest.keys import (
     KeyFileError,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.lean.lean_cli import default_jobs, register_lean
+from harness.lean.cli import default_jobs, register_lean
 from harness.lean.verdict import RESULT_FORMAT, load_result
 
 from .standin.world import PIN, LeanWorld, world_fixture  # noqa: F401
@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 def cli(world: LeanWorld, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     run_env = {**(env or world.env), "PYTHONPATH": str(REPO)}
     return subprocess.run(
-        [sys.executable, "-m", "harness.lean.lean_cli", "lean", *args],
+        [sys.executable, "-m", "harness", "lean", *args],
         cwd=world.root,
         env=run_env,
         capture_output=True,

@@ -252,7 +252,7 @@ def test_render_never_clobbers_a_foreign_directory(tmp_path, solved):
 
 def test_render_cli(tmp_path, solved, capsys):
     from harness.errors import HarnessError
-    from harness.lean.render_cli import register_render
+    from harness.lean.cli import register_render
 
     cfg, winner, chosen = solved
     tinycert.write(cfg, tmp_path / "cert", winner, chosen)

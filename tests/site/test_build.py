@@ -13,7 +13,7 @@ from harness.errors import HarnessError
 from harness.rules import RESEARCH_RULESET
 from harness.site import build as build_mod
 from harness.site.build import MARKER, build_site
-from harness.site.site_cli import register_site
+from harness.site.cli import register_site
 
 STATIC = Path(build_mod.__file__).parent / "static"
 
