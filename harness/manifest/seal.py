@@ -53,9 +53,9 @@ def _claim(doc: dict) -> str:
     if value == "draw":
         return (
             "neither player can force a win (`¬ ForceWin` for x and for o, `ForceWin` the least "
-            "predicate of RULES.md: a draw with best play)"
+            "predicate of docs/rules.md: a draw with best play)"
         )
-    return "the winner has a forced win (`ForceWin`, the least predicate of RULES.md)"
+    return "the winner has a forced win (`ForceWin`, the least predicate of docs/rules.md)"
 
 
 def archive_name(doc: dict) -> str:
@@ -131,7 +131,7 @@ Certificate hash (blake3): {doc["certificate"]["hash"]}
 of the checker. The axioms
 printed must be among `propext`, `Classical.choice`, `Quot.sound`.
 
-What it does not establish: that the Lean model says what RULES.md says (the corpus line is
+What it does not establish: that the Lean model says what docs/rules.md says (the corpus line is
 the evidence for that: the same transitions as the Python reference engine).
 
 ## Or let the harness do all of it
