@@ -1,5 +1,5 @@
-// pop.js: the rules of Pop (RULES.md, version pop1) for the browser, as one ES module with no
-// dependencies. It is written from RULES.md alone, independently of the Python engine, so that
+// pop.js: the rules of Pop (docs/rules.md, version pop1) for the browser, as one ES module with no
+// dependencies. It is written from docs/rules.md alone, independently of the Python engine, so that
 // the corpus agreement test compares two separate readings of the same text.
 //
 // Squares are indices r * cols + c (r = row from the top, c = column from the left).
@@ -50,7 +50,7 @@ export class PopError extends Error {
   }
 }
 
-// The 8 directions of the pop, and the 4 directions that name a line (RULES.md: horizontal,
+// The 8 directions of the pop, and the 4 directions that name a line (docs/rules.md: horizontal,
 // vertical and the two diagonals; diagonal = down-right, antidiagonal = down-left).
 export const DIRECTIONS = [
   [-1, -1],
@@ -146,7 +146,7 @@ function makeRuleset(f) {
   return Object.freeze(rs);
 }
 
-/** The identifier of a ruleset object (fields in RULES.md order). */
+/** The identifier of a ruleset object (fields in docs/rules.md order). */
 export function formatRuleset(rs) {
   return [
     rs.version,
@@ -327,7 +327,7 @@ export function parseAction(rs, text) {
 // ---------------------------------------------------------------------------------------------
 // Legal actions
 
-/** Whether the player to move may make a board move now (RULES.md, A turn, 2). */
+/** Whether the player to move may make a board move now (docs/rules.md, A turn, 2). */
 export function movementAllowed(rs, pos) {
   if (rs.movement === "always") return true;
   if (rs.movement === "binempty") return pos.bins[pos.toMove] === 0;
@@ -464,7 +464,7 @@ function onBorder(rs, sq) {
 }
 
 /**
- * Apply a legal action: land, pop, result (RULES.md, A turn and Stuck).
+ * Apply a legal action: land, pop, result (docs/rules.md, A turn and Stuck).
  * `history` lists the earlier positions of the game (texts or objects), oldest first; `pos`
  * itself also counts as having occurred. Returns {next, result, branches, pops, lines,
  * snapshot, landed} where `result` is "x", "o", "draw" or null, `next` is the position as
@@ -527,7 +527,7 @@ export function applyAction(rs, pos, action, history = []) {
     const owner = snapshot[N] - 1;
     const pop = { from: N, to: null, player: owner, dir: cand.dir, kind: null };
     if (fromCount.get(N) > 1) {
-      // The same square reached from two directions is not pushed (RULES.md, Pop).
+      // The same square reached from two directions is not pushed (docs/rules.md, Pop).
       pop.kind = "ambiguous";
     } else {
       const t = step(rs, cand.n.r, cand.n.c, cand.n.dr, cand.n.dc);
