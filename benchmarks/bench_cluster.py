@@ -12,8 +12,8 @@ Two tables, printed as Markdown, measured in one run:
    by construction), next to a plain ``certify``'s build (one table, a different
    certificate).
 
-3. **Split strong solve**: the lean solver (:mod:`harness.solver.compact.dask_runner`) of the 4x5 c4
-   torus research ruleset (5x5 c4 with ``--big``) with no cluster and on LocalClusters of 1
+3. **Split strong solve**: the compact solver (:mod:`harness.solver.compact.dask_runner`) of
+   the 4x5 c4 torus research ruleset (5x5 c4 with ``--big``) with no cluster and on LocalClusters of 1
    and 2 workers: wall seconds, speed-up against no cluster, tasks (and per worker), the
    tasks' own compute seconds (Dask's task stream), the coordinator's CPU seconds, and the
    Dask cost per task on 1 worker: (wall on 1 worker - wall with no cluster) / tasks. The
@@ -151,7 +151,7 @@ def solve_rows(ruleset: str) -> list[str]:
 
     rs = Ruleset.from_id(ruleset)
     rows = [
-        f"**{ruleset}** (lean solver)",
+        f"**{ruleset}** (compact solver)",
         "",
         "| run | wall s | speed-up vs no cluster | tasks (per worker) | task compute s | "
         "coordinator CPU s | Dask cost ms/task | value, plies, classes |",

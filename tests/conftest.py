@@ -10,7 +10,7 @@ from harness.solver.compact import store as compact_store
 
 @pytest.fixture
 def leaky_key_filters(monkeypatch):
-    """Call it to have the lean solver's key filters made at every ply (not only once half
+    """Call it to have the compact solver's key filters made at every ply (not only once half
     the classes are decided) and let half of the keys outside their sets through at random
     besides, as a full filter would: a solve must not depend on which keys get through.
     The call gives the list of the sets of value codes each filter is made of."""

@@ -1,7 +1,7 @@
 """Run a stage's many independent pieces of work on Dask: one machine or a cluster.
 
 Every command that runs many independent pieces (``lean``, ``certify``, ``results``,
-``solve --method lean``) takes the same options (:func:`add_cluster_arguments`):
+``solve --method compact``) takes the same options (:func:`add_cluster_arguments`):
 ``--workers N`` (a :class:`distributed.LocalCluster` of N processes on 127.0.0.1),
 ``--scheduler ADDRESS`` (an existing ``dask scheduler``), ``--cluster-config FILE``
 (Slurm, PBS, SGE or LSF through ``dask-jobqueue``) and ``--shared DIR`` (a folder every

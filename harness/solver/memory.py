@@ -73,7 +73,7 @@ def own_mappings():
 
     A mapped block grows and shrinks in place (``realloc`` remaps its pages), so a growing
     column is never held twice; from the heap, a resize may copy it and hold both (on 5x5 c4
-    torus the lean solver's keys are 22 MB, under :data:`MMAP_THRESHOLD`).
+    torus the compact solver's keys are 22 MB, under :data:`MMAP_THRESHOLD`).
     """
     _mallopt(_M_MMAP_THRESHOLD, 128 << 10)
     try:

@@ -68,7 +68,7 @@ class Solution:
 
     def _count_sides(self, weighted: bool) -> int:
         # A chunk at a time: whole-array int64 temporaries would be 30 bytes a class, more
-        # than the lean solver's columns.
+        # than the compact solver's columns.
         total = 0
         for lo in range(0, len(self.sides), 1 << 16):
             s = self.sides[lo : lo + (1 << 16)]
@@ -106,7 +106,7 @@ class Solution:
         value[rel == UNKNOWN] = DRAW
         value[rel == WIN] = np.where(mover_is_o[rel == WIN], 2, 1)
         value[rel == LOSS] = np.where(mover_is_o[rel == LOSS], 1, 2)
-        # As int64: the table may be a byte a class (the lean solver's), and callers add.
+        # As int64: the table may be a byte a class (the compact solver's), and callers add.
         plies = np.where(found, self.ply_table[np.maximum(idx, 0)].astype(np.int64), 0)
         return value, plies
 

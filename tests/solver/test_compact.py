@@ -1,4 +1,4 @@
-"""The lean solver against today's retrograde solver, class by class, and its work folder."""
+"""The compact solver against today's retrograde solver, class by class, and its work folder."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The lean strong solver on Dask: each level's expansions and each ply's un-plays as tasks.
 
-``python -m harness solve RULESET --method lean --workers N`` (or ``--scheduler``,
+``python -m harness solve RULESET --method compact --workers N`` (or ``--scheduler``,
 ``--cluster-config``, with ``--shared DIR``) runs :func:`harness.solver.compact.solve` with a
 :class:`DaskRunner`. What is split is the embarrassingly parallel part:
 

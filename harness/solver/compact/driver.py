@@ -1,4 +1,4 @@
-"""A memory-lean strong solver: sorted class keys, 2-bit values, no stored edges.
+"""The compact strong solver: sorted class keys, 2-bit values, no stored edges.
 
 :func:`solve` gives the same :class:`~harness.solver.retrograde.Solution` as
 :func:`harness.solver.retrograde.solve` (every class's value and plies, reachable colourings
@@ -142,7 +142,7 @@ def solve(
     runner=None,
     threads: int = 1,
 ) -> CompactSolution:
-    """Strongly solve ``rs`` with the lean solver (module doc).
+    """Strongly solve ``rs`` with the compact solver (module doc).
 
     ``workdir``: keep the per-class columns in memory-mapped files there (out of core) and
     checkpoint the enumeration; ``fresh`` discards what the folder holds. Budgets raise
@@ -172,7 +172,7 @@ def solve(
     eng = engine(rs)
     if eng.key_words != 1:
         raise CompactError(
-            f"{rs.id}: class keys take {eng.key_words} words; the lean solver handles "
+            f"{rs.id}: class keys take {eng.key_words} words; the compact solver handles "
             "one-word keys (2 x squares + bins <= 64 bits)"
         )
     folder, checkpoint = open_workdir(Path(workdir) if workdir else None, rs, fresh)
