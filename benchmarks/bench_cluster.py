@@ -14,10 +14,10 @@ Two tables, printed as Markdown, measured in one run:
 
 3. **Split strong solve**: the compact solver (:mod:`harness.solver.compact.dask_runner`) of
    the 4x5 c4 torus research ruleset (5x5 c4 with ``--big``) with no cluster and on
-   LocalClusters of 1 and 2 workers: wall seconds, speed-up against no cluster, tasks (and per worker), the
-   tasks' own compute seconds (Dask's task stream), the coordinator's CPU seconds, and the
-   Dask cost per task on 1 worker: (wall on 1 worker - wall with no cluster) / tasks. The
-   value, plies and class count are the same in every row (checked).
+   LocalClusters of 1 and 2 workers: wall seconds, speed-up against no cluster, tasks (and per
+   worker), the tasks' own compute seconds (Dask's task stream), the coordinator's CPU
+   seconds, and the Dask cost per task on 1 worker: (wall on 1 worker - wall with no cluster)
+   / tasks. The value, plies and class count are the same in every row (checked).
 
 4. **Split proof search** (:mod:`harness.solver.split_search`, ``solve --method proof`` with
    a cluster option) of the 4x4 c6 ringout research ruleset (o in 10) with 2,000-node
