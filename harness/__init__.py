@@ -6,7 +6,8 @@ The package is laid out by stage of the data flow (see ``docs/architecture.md``)
     solver/    numpy batch engine, the retrograde and compact strong solvers, proof searches
     cert/      certificate format, builder, independent checker
     lean/      rendering Lean modules, running lake per shard, parsing its output
-    manifest/  signed manifests, sealed archives, audits
+    manifest/  signed manifests, keys, sealed archives, audits
+    verify/    the verify pipeline over every stage, and publishing a verified run
     site/      the static web site
     results/   a matrix of rulesets verified cell by cell
     cluster/   the Dask options, session and shared folder every stage uses

@@ -35,7 +35,7 @@ from harness.errors import (
 )
 
 # Order of the stages in ``--help``: the order of the data flow.
-STAGES = ("rules", "solver", "cert", "lean", "manifest", "site", "results")
+STAGES = ("rules", "solver", "cert", "lean", "manifest", "verify", "site", "results")
 
 LOG_DIR_ENV = "POP_HARNESS_LOG_DIR"
 
@@ -82,6 +82,21 @@ def seed(text: str) -> int:
     if digits.isascii() and digits.isdigit() and len(digits) <= 20 and int(digits) <= MAX_SEED:
         return int(digits)
     raise argparse.ArgumentTypeError(f"not a seed (0 to 2**64 - 1): {clip(text, 12)}")
+
+
+def ruleset_id(text: str) -> str:
+    """An argparse ``type`` for a ruleset id: the id as the rules spell it, or the rules'
+    one-line error naming the field.
+
+    >>> ruleset_id("pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump")[:12]
+    'pop1-4x4-c8-'
+    """
+    from harness.rules.ruleset import Ruleset
+
+    try:
+        return Ruleset.from_id(text).id
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def folder_path(text: str) -> Path:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.manifest.publish import claimed_signer, publisher_keys
+from harness.manifest.published import claimed_signer, publisher_keys
 from tests.harness_cli import run_harness
 
 REPO = Path(__file__).resolve().parents[1]

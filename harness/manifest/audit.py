@@ -56,7 +56,7 @@ from harness.manifest.keys import SigningKey
 from harness.manifest.manifest import ManifestError, environment, now_utc, parse_payload
 from harness.manifest.manifest import write_manifest as write_signed
 from harness.manifest.seal import ENVELOPE_NAME, MANIFEST_NAME
-from harness.manifest.stages import HarnessRunner
+from harness.verify.stages import HarnessRunner
 
 EXIT_PASS, EXIT_FAIL, EXIT_UNUSABLE, EXIT_INCOMPLETE = EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BUDGET
 VERDICT_EXIT = {"PASS": EXIT_PASS, "FAIL": EXIT_FAIL, "INCOMPLETE": EXIT_INCOMPLETE}
@@ -265,7 +265,7 @@ class Auditor:
         self.out = Path(out)
         self.verify_key = verify_key
         # Without an explicit key: the publisher key the archive's signature names, among
-        # those a repository or site publishes (keyid -> harness.manifest.publish.PublisherKey).
+        # those a repository or site publishes (keyid -> harness.manifest.published.PublisherKey).
         self.publisher_keys = publisher_keys or {}
         self.key_note = "signed by the given key"
         self.sign_key = sign_key
@@ -462,7 +462,7 @@ class Auditor:
 
     def _choose_publisher_key(self, envelope: bytes) -> None:
         """The published key the envelope's signature names, if one is known; says which."""
-        from harness.manifest.publish import claimed_signer_of
+        from harness.manifest.published import claimed_signer_of
 
         claimed = claimed_signer_of(envelope)
         found = self.publisher_keys.get(claimed or "")

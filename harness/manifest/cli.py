@@ -1,4 +1,4 @@
-"""Commands of the manifest stage: ``verify``, ``keys``, ``manifest verify``, ``seal``, ``audit``.
+"""Commands of the manifest stage: ``keys``, ``manifest verify``, ``seal``, ``audit``.
 
 See ``docs/verification.md`` for the whole flow; each command's ``--help`` for its options
 and exit codes.
@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 
 from harness.bounded import read_text, reason
-from harness.cli import folder_path, positive
+from harness.cli import positive, ruleset_id
 from harness.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, HarnessError
-from harness.lean.cli import add_limit_arguments
 from harness.manifest import dsse
 from harness.manifest.keys import (
+    KEY_HELP,
     KeyFileError,
     default_key_path,
     generate,
@@ -31,102 +31,9 @@ from harness.manifest.manifest import ManifestError, read_signed
 
 MAX_EXPECTED_BYTES = 16 << 20  # audit --expect: Lean's printed output
 
-KEY_HELP = (
-    "private signing key (default: $POP_HARNESS_KEY or ~/.config/pop-harness/signing-key.pem)"
-)
-
-
-def _ruleset_id(text: str) -> str:
-    from harness.rules.ruleset import Ruleset
-
-    try:
-        return Ruleset.from_id(text).id
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from harness.rules.ruleset import DEFAULT_RULESET
-
-    # -- verify -------------------------------------------------------------------------
-    p = subparsers.add_parser(
-        "verify",
-        help="solve, certify, check, render, run Lean, and sign a manifest",
-        description="The whole pipeline for one ruleset: solve -> certify -> Python check -> "
-        "corpus -> render -> sealed model file -> Lean (recorded as 'not run' where no "
-        "toolchain exists) -> a manifest signed with your key, WORK/RULESET/manifest.yaml "
-        "(the run's folder, replaced only by a run that did not fail). A run is not a "
-        "publication: when MANIFESTS holds a published record of the ruleset, the run ends "
-        "REPRODUCED (certificate hash, model hash and result agree) or DIFFERS (the fields "
-        "that differ); MANIFESTS is written only with --publish. Rulesets outside what the "
-        "Lean model covers are refused before anything runs.",
-        epilog="exit codes: 0 PASS; 1 a step failed, a stage is missing, or the run DIFFERS "
-        "from the published record; 2 bad input (also a ruleset the Lean model does not "
-        "cover); 3 INCOMPLETE (everything passed, but Lean could not run here); 5 OPEN "
-        "(--budget ran out before solve or certify finished)",
-    )
-    p.add_argument(
-        "ruleset",
-        nargs="?",
-        type=_ruleset_id,
-        default=DEFAULT_RULESET.id,
-        help=f"ruleset id (default {DEFAULT_RULESET.id})",
-    )
-    p.add_argument("--key", type=Path, default=None, help=KEY_HELP)
-    p.add_argument(
-        "--work",
-        type=Path,
-        default=Path("out/verify"),
-        metavar="DIR",
-        help="where the run's files go (default out/verify)",
-    )
-    p.add_argument(
-        "--manifests",
-        type=folder_path,
-        default=Path("manifests"),
-        metavar="DIR",
-        help="the published records to compare with (default manifests); written only "
-        "with --publish",
-    )
-    p.add_argument(
-        "--publish",
-        action="store_true",
-        help="maintainers: publish the run in MANIFESTS (manifest and sealed archive; an "
-        "open attempt under open/); the key must be a project key, listed in MANIFESTS/keys/",
-    )
-    p.add_argument(
-        "--budget",
-        type=positive(float),
-        default=None,
-        metavar="S",
-        help="seconds each of solve and certify may spend (default: no limit)",
-    )
-    add_limit_arguments(p, passed_on=True)
-    p.set_defaults(func=_verify)
-
-    # -- publish ------------------------------------------------------------------------
-    pb = subparsers.add_parser(
-        "publish",
-        help="maintainers: publish a verified run (manifest and sealed archive) in MANIFESTS",
-        description="Publish the run `verify` left in WORK/RULESET: its signed manifest as "
-        "MANIFESTS/RULESET.yaml (+ .dsse.json) and its sealed archive as "
-        "MANIFESTS/archives/RULESET-<12 hex>.zip, replacing an earlier archive of the "
-        "ruleset and the record of an open attempt. The run must be signed with a project "
-        "key: one whose public half is in MANIFESTS/keys/.",
-        epilog="exit codes: 0 published; 2 the run cannot be published (no run, changed "
-        "since verify, or signed with a key that is not a project key)",
-    )
-    pb.add_argument(
-        "ruleset",
-        nargs="?",
-        type=_ruleset_id,
-        default=DEFAULT_RULESET.id,
-        help=f"ruleset id (default {DEFAULT_RULESET.id})",
-    )
-    pb.add_argument("--key", type=Path, default=None, help=KEY_HELP)
-    pb.add_argument("--work", type=Path, default=Path("out/verify"), metavar="DIR")
-    pb.add_argument("--manifests", type=Path, default=Path("manifests"), metavar="DIR")
-    pb.set_defaults(func=_publish)
 
     # -- keys ---------------------------------------------------------------------------
     k = subparsers.add_parser(
@@ -191,7 +98,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     se.add_argument(
         "ruleset",
         nargs="?",
-        type=_ruleset_id,
+        type=ruleset_id,
         default=DEFAULT_RULESET.id,
         help=f"ruleset id (default {DEFAULT_RULESET.id})",
     )
@@ -293,55 +200,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-
-
-def _lean_covers(ruleset: str) -> None:
-    from harness.lean.codec import lean_model_gap
-    from harness.rules.ruleset import Ruleset
-
-    gap = lean_model_gap(Ruleset.from_id(ruleset))
-    if gap is not None:
-        raise HarnessError(f"verify: ruleset {ruleset}: {gap}; nothing was run")
-
-
-def _verify(args: argparse.Namespace) -> int:
-    from harness.manifest.pipeline import LeanOptions, Pipeline
-    from harness.manifest.sections import summary_table
-
-    _lean_covers(args.ruleset)
-    key = signing_key_or_new(args.key)
-    pipe = Pipeline(
-        args.ruleset,
-        key,
-        work_root=args.work,
-        manifests=args.manifests,
-        lean=LeanOptions(args.memory, args.timeout, args.jobs),
-        budget=args.budget,
-        publish=args.publish,
-    )
-    report = pipe.run()
-    print(summary_table(report.steps))
-    print()
-    print(f"verdict {report.verdict}; signed manifest {report.manifest} (key {key.keyid[:16]})")
-    if report.published is not None:
-        print(f"published {report.published}")
-    if report.verdict == "FAIL":
-        print(f"the run's files are kept in {report.work} for inspection")
-    if report.comparison is not None:
-        print(report.comparison.line())
-    return report.exit_code
-
-
-def _publish(args: argparse.Namespace) -> int:
-    from harness.manifest.publish import publish_run
-
-    key = load_private_or_default(args.key)
-    written, removed = publish_run(args.ruleset, args.work / args.ruleset, args.manifests, key)
-    for path in written:
-        print(f"published {path}")
-    for path in removed:
-        print(f"removed   {path} (superseded)")
-    return EXIT_OK
 
 
 def _keys_generate(args: argparse.Namespace) -> int:
@@ -467,7 +325,7 @@ def _audit(args: argparse.Namespace) -> int:
         expected_output=expected,
     )
     from harness.manifest.fsutil import sha256_file
-    from harness.manifest.publish import publisher_keys
+    from harness.manifest.published import publisher_keys
 
     if not args.archive.is_file():
         raise UnusableInput(f"{args.archive}: no such archive")

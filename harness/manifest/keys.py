@@ -33,6 +33,11 @@ from harness.manifest.fsutil import git_root, write_atomic
 
 KEY_FILE = "signing-key.pem"
 
+# The help of every --key option that takes a private key.
+KEY_HELP = (
+    "private signing key (default: $POP_HARNESS_KEY or ~/.config/pop-harness/signing-key.pem)"
+)
+
 
 class KeyFileError(ValueError):
     """A key that is missing, unreadable or not Ed25519 (one line, naming the file)."""

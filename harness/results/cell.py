@@ -5,7 +5,7 @@ What a cell does:
 
 * a **published** result (``MANIFESTS/RULESET.yaml``) is read, not recomputed, unless
   ``rerun``: a published result is only changed on purpose;
-* a ruleset the Lean model covers runs the whole :class:`harness.manifest.pipeline.Pipeline`
+* a ruleset the Lean model covers runs the whole :class:`harness.verify.pipeline.Pipeline`
   (solve, certify, check, render, Lean, signed manifest), published with ``publish``;
 * a ruleset outside the Lean model (``verify`` refuses those) runs solve, certify and the
   Python check, and says why Lean could not take part.
@@ -155,7 +155,7 @@ def run_cell(
         found = published_record(rs.id, manifests)
         if found is not None and found["status"] == "published":
             return found
-    from harness.manifest.stages import HarnessRunner
+    from harness.verify.stages import HarnessRunner
 
     runner = runner or HarnessRunner()
     say = say or (lambda line: None)
@@ -173,7 +173,7 @@ def run_cell(
 
 def _verify_cell(ruleset, budget, work, manifests, key, publish, runner, say) -> dict:
     from harness.manifest.keys import default_key_path, load_private
-    from harness.manifest.pipeline import Pipeline
+    from harness.verify.pipeline import Pipeline
 
     key = key or load_private(default_key_path())
     report = Pipeline(

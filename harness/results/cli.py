@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
 
     key = signing_key_or_new(args.key)  # made on a first run, as verify does
     if args.publish:
-        from harness.manifest.publish import require_project_key
+        from harness.verify.publish import require_project_key
 
         require_project_key(key, args.manifests)
     kept = {}

@@ -32,7 +32,7 @@ from harness.bounded import MAX_DOCUMENT, load_yaml, read_yaml
 from harness.errors import HarnessError
 from harness.manifest.fsutil import sha256_file
 from harness.manifest.manifest import check_files
-from harness.manifest.publish import ARCHIVES_DIR, KEYS_DIR, OPEN_DIR, PublisherKey
+from harness.manifest.published import ARCHIVES_DIR, KEYS_DIR, OPEN_DIR, PublisherKey
 
 ARCHIVE_SEAL = "MANIFEST.yaml"
 # What a replay page needs from a run: the certificate, and the Lean model as verified.
@@ -144,7 +144,7 @@ def _check_signature(result: Result, public, keys: dict[str, PublisherKey]) -> N
     with the published key its signer names. An unknown signer is reported, not trusted."""
     from harness.manifest.keys import keyid
     from harness.manifest.manifest import read_signed
-    from harness.manifest.publish import claimed_signer
+    from harness.manifest.published import claimed_signer
 
     claimed = claimed_signer(result.envelope_path) if result.envelope_path else None
     if public is None:
@@ -289,7 +289,7 @@ def collect_results(sources: Sources, scratch: Path | None = None) -> list[Resul
     """Every ruleset attempted: published results, then published open attempts, then (with
     ``include_local``) the local runs, each ordered by ruleset id. ``scratch`` is a folder
     for the files read out of archives (it must outlive the page rendering)."""
-    from harness.manifest.publish import publisher_keys
+    from harness.manifest.published import publisher_keys
 
     manifests_dir, from_dir = sources.manifests_dir, sources.from_dir
     for what, folder in (("--manifests", manifests_dir), ("--from", from_dir)):

@@ -221,7 +221,7 @@ def _build(out: Path, pages, sources: Sources, tables, results: list[Result]) ->
 
 def _published_keys(sources: Sources) -> list:
     """The publisher keys the site carries (``MANIFESTS/keys/*.pub``), in key id order."""
-    from harness.manifest.publish import KEYS_DIR, publisher_keys
+    from harness.manifest.published import KEYS_DIR, publisher_keys
 
     if sources.manifests_dir is None:
         return []

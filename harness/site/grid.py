@@ -47,7 +47,7 @@ def results_grids(manifests: Path | None, published: set[str]) -> list[dict]:
     if manifests is None or not (Path(manifests) / "results").is_dir():
         return []
     from harness.manifest.manifest import ManifestError, read_signed
-    from harness.manifest.publish import publisher_keys
+    from harness.manifest.published import publisher_keys
 
     keys = publisher_keys(Path(manifests) / "keys")
     grids = []

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness.manifest.keys import SigningKey, generate
-from harness.manifest.pipeline import Pipeline, VerifyReport
+from harness.verify.pipeline import Pipeline, VerifyReport
 from tests.manifest.standin import RULESET, StandIn, tiny_lean_project
 
 
@@ -57,7 +57,7 @@ class Run:
 def make_project_key(manifests: Path, key: SigningKey) -> Path:
     """List ``key`` as a project key of ``manifests`` (its public half in keys/)."""
     from harness.manifest.keys import public_path
-    from harness.manifest.publish import key_file_name
+    from harness.manifest.published import key_file_name
 
     target = manifests / "keys" / key_file_name(key.keyid)
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import blake3
 
-from harness.manifest.stages import Completed, HarnessRunner
+from harness.verify.stages import Completed, HarnessRunner
 
 RULESET = "pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump"
 ROOT = "..../..../..../.... 8 8 x"

@@ -12,10 +12,10 @@ import pytest
 
 from harness.manifest.audit import Auditor, Expectations
 from harness.manifest.manifest import read_signed
-from harness.manifest.pipeline import NEEDED, Pipeline
 from harness.manifest.seal import build_archive
-from harness.manifest.stages import HarnessRunner
 from harness.rules.ruleset import DEFAULT_RULESET
+from harness.verify.pipeline import NEEDED, Pipeline
+from harness.verify.stages import HarnessRunner
 
 
 @pytest.fixture(scope="module")

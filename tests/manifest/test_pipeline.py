@@ -9,8 +9,8 @@ import pytest
 from harness.cli import main
 from harness.manifest.fsutil import sha256_file
 from harness.manifest.manifest import read_signed
-from harness.manifest.pipeline import Pipeline, StageMissingError
-from harness.manifest.stages import HarnessRunner
+from harness.verify.pipeline import Pipeline, StageMissingError
+from harness.verify.stages import HarnessRunner
 from tests.manifest.conftest import make_project_key, make_run
 from tests.manifest.standin import RULESET, StandIn, tiny_lean_project
 
@@ -173,7 +173,7 @@ def test_cli_verify_makes_the_default_key_on_a_fresh_machine(tmp_path, capsys):
 
 
 def test_lean_project_copy_skips_build_output(tmp_path):
-    from harness.manifest.sections import copy_lean_project
+    from harness.verify.sections import copy_lean_project
 
     src = tiny_lean_project(tmp_path / "src")
     (src / "Generated").mkdir()

@@ -10,11 +10,7 @@ import pytest
 
 from harness.cli import main
 from harness.manifest.manifest import read_signed
-from harness.manifest.publish import (
-    claimed_signer,
-    key_file_name,
-    publisher_keys,
-)
+from harness.manifest.published import claimed_signer, key_file_name, publisher_keys
 from harness.manifest.seal import build_archive
 
 REPO = Path(__file__).resolve().parents[2]

@@ -103,7 +103,7 @@ def verified_run(tmp_path_factory) -> VerifiedRun:
     _harness("keys", "generate", "--key", str(key))
     # The test key is the project key of these manifests: its public half in keys/.
     from harness.manifest.keys import load_private
-    from harness.manifest.publish import key_file_name
+    from harness.manifest.published import key_file_name
 
     (run.manifests / "keys").mkdir(parents=True)
     listed = run.manifests / "keys" / key_file_name(load_private(key).keyid)
@@ -116,7 +116,7 @@ def verified_run(tmp_path_factory) -> VerifiedRun:
     _harness("verify", DRAWN, *common, ok=(0, 3))
     # A local run that failed (stand-in stages told to fail at certify), never published.
     from harness.manifest.keys import load_private as _load
-    from harness.manifest.pipeline import Pipeline
+    from harness.verify.pipeline import Pipeline
     from tests.manifest.standin import RULESET as FAILED
     from tests.manifest.standin import StandIn, tiny_lean_project
 

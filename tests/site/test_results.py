@@ -459,8 +459,8 @@ def test_shipped_tables_match_the_solver(built_site):
 
 def test_an_open_attempt_published_under_manifests_open_is_listed_as_open(tmp_path):
     # A verify run whose certify budget ran out (stand-in stages), then the site's reader.
-    from harness.manifest.pipeline import Pipeline
     from harness.site.artifacts import collect_results
+    from harness.verify.pipeline import Pipeline
     from tests.manifest.conftest import make_project_key
     from tests.manifest.standin import RULESET, StandIn, tiny_lean_project
 

@@ -1,6 +1,6 @@
 """``python -m harness verify``: every stage, end to end, ending in a signed manifest.
 
-Steps, each through its stage's command (:mod:`harness.manifest.stages`)::
+Steps, each through its stage's command (:mod:`harness.verify.stages`)::
 
     solve     python -m harness solve RULESET --json
     certify   python -m harness certify RULESET --out WORK/certificate --json
@@ -22,7 +22,7 @@ Verdicts: ``PASS`` (everything ran and passed, exit 0), ``INCOMPLETE`` (everythi
 passed, but Lean could not run here: no toolchain; exit 3), ``FAIL`` (exit 1; the signed
 manifest stays in WORK for inspection).
 
-A run is not a publication (:mod:`harness.manifest.publish`): ``manifests/`` is read, to
+A run is not a publication (:mod:`harness.verify.publish`): ``manifests/`` is read, to
 compare the run with the published record (a run that DIFFERS exits 1), and written only
 with ``publish=True`` (``verify --publish``) and a project key.
 """
@@ -47,16 +47,15 @@ from harness.manifest.fsutil import scrub_paths, sha256_file, write_atomic
 from harness.manifest.keys import SigningKey
 from harness.manifest.leanflat import FlattenError, flatten
 from harness.manifest.manifest import environment, git_state, now_utc, write_manifest
-from harness.manifest.publish import (
+from harness.manifest.published import publisher_keys, record_path
+from harness.verify.publish import (
     Comparison,
     compare,
     publish_open,
     publish_run,
-    publisher_keys,
-    record_path,
     require_project_key,
 )
-from harness.manifest.sections import (
+from harness.verify.sections import (
     Step,
     axioms_line,
     certificate_shards,
@@ -68,7 +67,7 @@ from harness.manifest.sections import (
     observed_axioms,
     vouched_files,
 )
-from harness.manifest.stages import COMMAND_STAGE, REPO, Completed, HarnessRunner
+from harness.verify.stages import COMMAND_STAGE, REPO, Completed, HarnessRunner
 
 # The shared taxonomy (harness.cli) under the names of this stage's verdicts.
 EXIT_PASS, EXIT_FAIL, EXIT_INCOMPLETE = EXIT_OK, EXIT_FAILED, EXIT_BUDGET

@@ -27,81 +27,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
 from harness.bounded import read_regular
 from harness.errors import HarnessError
 from harness.manifest import dsse
 from harness.manifest.fsutil import write_atomic
-from harness.manifest.keys import KeyFileError, SigningKey, keyid, load_public
+from harness.manifest.keys import SigningKey
 from harness.manifest.manifest import ManifestError, envelope_path, read_signed
-
-KEYS_DIR = "keys"
-ARCHIVES_DIR = "archives"
-OPEN_DIR = "open"
-KEYID_FILE_HEX = 16  # manifests/keys/<first 16 hex digits of the key id>.pub
-
-
-@dataclass(frozen=True)
-class PublisherKey:
-    """A public key a publisher put in a ``keys/`` folder."""
-
-    path: Path
-    public: Ed25519PublicKey
-    keyid: str
-
-    @property
-    def short(self) -> str:
-        return self.keyid[:KEYID_FILE_HEX]
-
-
-def publisher_keys(*folders: Path | None) -> dict[str, PublisherKey]:
-    """Every readable Ed25519 ``*.pub`` in ``folders``, by full key id (first folder wins)."""
-    found: dict[str, PublisherKey] = {}
-    for folder in folders:
-        if folder is None or not Path(folder).is_dir():
-            continue
-        for path in sorted(Path(folder).glob("*.pub")):
-            try:
-                public = load_public(path)
-            except KeyFileError:
-                continue  # not a key: it vouches for nothing
-            found.setdefault(keyid(public), PublisherKey(path, public, keyid(public)))
-    return found
-
-
-def key_file_name(key_id: str) -> str:
-    """The name a public key is published under.
-
-    >>> key_file_name("c94b13b79e960cc6" + "0" * 48)
-    'c94b13b79e960cc6.pub'
-    """
-    return f"{key_id[:KEYID_FILE_HEX]}.pub"
-
-
-def claimed_signer(envelope: Path) -> str | None:
-    """The key id the envelope file's first signature names (None when unreadable)."""
-    try:
-        return claimed_signer_of(_read_envelope(Path(envelope)))
-    except (OSError, ValueError):
-        return None
-
-
-def claimed_signer_of(envelope: bytes) -> str | None:
-    """The key id an envelope's first signature names: a hint, verified separately."""
-    try:
-        _, _, sigs = dsse.parse(envelope)
-    except dsse.EnvelopeError:
-        return None
-    return sigs[0][0] if sigs else None
-
-
-def record_path(manifests: Path, ruleset: str) -> Path:
-    return Path(manifests) / f"{ruleset}.yaml"
-
-
-# --------------------------------------------------------------------------------------------
-# Does a run reproduce the published record?
+from harness.manifest.published import (
+    ARCHIVES_DIR,
+    KEYS_DIR,
+    OPEN_DIR,
+    PublisherKey,
+    claimed_signer,
+    key_file_name,
+    publisher_keys,
+    read_envelope,
+    record_path,
+)
 
 
 @dataclass
@@ -161,10 +103,6 @@ def compare(doc: dict, published: Path, keys: dict[str, PublisherKey]) -> Compar
     return Comparison("DIFFERS" if differences else "REPRODUCED", published, differences, key.short)
 
 
-# --------------------------------------------------------------------------------------------
-# Publishing
-
-
 def require_project_key(key: SigningKey, manifests: Path) -> PublisherKey:
     """The project key entry for ``key``, or a one-line error saying how to make it one."""
     folder = Path(manifests) / KEYS_DIR
@@ -205,7 +143,7 @@ def publish_run(
     removed += [p for p in _open_record(manifests, ruleset) if p.exists()]
     write_atomic(zip_path, archive, mode=0o644)
     write_atomic(target, data)
-    envelope = _read_envelope(Path(run) / "manifest.dsse.json")
+    envelope = read_envelope(Path(run) / "manifest.dsse.json")
     write_atomic(target.with_name(f"{ruleset}.dsse.json"), envelope)
     for stale in removed:
         stale.unlink()
@@ -221,12 +159,8 @@ def publish_open(ruleset: str, partial: Path, manifests: Path, key: SigningKey) 
     yml, env = _open_record(manifests, ruleset)
     manifest = read_regular(Path(partial) / "manifest.yaml", dsse.MAX_ENVELOPE_BYTES, "manifest")
     write_atomic(yml, manifest)
-    write_atomic(env, _read_envelope(Path(partial) / "manifest.dsse.json"))
+    write_atomic(env, read_envelope(Path(partial) / "manifest.dsse.json"))
     return yml
-
-
-def _read_envelope(path: Path) -> bytes:
-    return read_regular(path, dsse.MAX_ENVELOPE_BYTES, "signature envelope")
 
 
 def _open_record(manifests: Path, ruleset: str) -> tuple[Path, Path]:
