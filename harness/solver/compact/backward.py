@@ -1,4 +1,6 @@
-"""TODO"""
+"""The retrograde pass of the compact solver, ply by ply: the classes decided at ply k are
+un-played, or, when that costs more, every open class is swept forwards and judged on its
+successors' values (:func:`sweep`); what is never decided is a draw."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""TODO"""
+"""Per-class columns of the compact solver, in memory or as preallocated memory-mapped files
+in the work folder (:class:`Column`, widened from ``uint8`` when a value outgrows it), and
+2-bit values packed four to a byte (:func:`get2`, :func:`set2`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""TODO"""
+"""The compact solver's constants: the 2-bit value codes, the bits of a class's meta byte,
+the batch and piece sizes, the switch points between un-playing and sweeping, and the
+markers of its work folder; and :class:`CompactError`, its one-line error."""
 
 from __future__ import annotations
 

@@ -1,11 +1,10 @@
 """The compact strong solver: sorted class keys, 2-bit values, no stored edges.
 
-:func:`solve` gives the same :class:`~harness.solver.retrograde.Solution` as
+:func:`solve` gives the same :class:`~harness.solver.solution.Solution` as
 :func:`harness.solver.retrograde.solve` (every class's value and plies, reachable colourings
-and orbit sizes) but keeps about 11 bytes of columns per class and no edges (a measured peak
-of 31 to 33 bytes per class on 5x5 c4 torus for the whole command, against 290), at 0.75x
-to 0.91x its classes per CPU second there and 1.07x to 1.37x on 5x5 c5 torus (17 bytes a
-class against 235; bench runs of stops 27, 28 and 32):
+and orbit sizes) but keeps about 11 bytes of columns per class and no edges; docs/solver.md
+gives its measured memory and speed against the retrograde solver, and the bench command
+that measures them:
 
 * **Index.** A class (a position seen from the mover's side, up to symmetry and colour swap,
   :meth:`BatchEngine.class_keys`) is numbered by its rank in one sorted array of keys. Keys
@@ -55,9 +54,8 @@ its rank is looked up.
 ``threads`` (``--threads N``) runs the batches on a pool of threads of this process
 (:class:`InlineRunner`): the batch engine is numpy calls on arrays of thousands of rows,
 which release the GIL, while the bookkeeping stays on one thread, in range order, so the
-answer is the one of a single thread. On two cores two threads took the wall time of 5x5
-c4 torus from 35.8 to 31.1 s and of c5 from 183.6 to 157.6, at 1.35x and 1.34x the CPU
-seconds (the threads contend for the GIL between numpy calls; docs/solver.md);
+answer is the one of a single thread (the threads contend for the GIL between numpy calls,
+so the gain in wall time costs CPU seconds; docs/solver.md has the figures);
 :mod:`harness.solver.compact.dask_runner` runs the same batches on many machines.
 
 >>> from harness.rules import Ruleset

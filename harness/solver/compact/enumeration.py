@@ -1,4 +1,5 @@
-"""TODO"""
+"""The breadth-first enumeration of the reachable classes, level by level, with the frontier
+kept in each class's meta byte and new keys merged into the store a piece at a time."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""TODO"""
+"""The compact solver's batches, each a pure function of its inputs (expand a range of a
+level, un-play decided classes, regenerate successors), and :class:`InlineRunner`, which runs
+them in this process, on one thread or several, handing results back in range order."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""TODO"""
+"""The sorted key store: every class's key in one sorted array that new keys are merged into
+(:class:`KeyStore`), a filter of the classes still open (:class:`KeyFilter`), and the
+grouping of successor keys with the colourings they were reached with."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""TODO"""
+"""Predecessors without stored edges: every way the last action could have made a position
+is proposed from the position alone, played forward by the batch engine, and kept only if
+it gives exactly that position (:class:`Unplayer`)."""
 
 from __future__ import annotations
 

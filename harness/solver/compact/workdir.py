@@ -1,4 +1,6 @@
-"""TODO"""
+"""The compact solver's work folder: its run marker, the enumeration's checkpoint and the
+retrograde pass's saves at ply ends (:class:`PlyCheckpoint`), so a killed solve resumes from
+its last save and a folder without a finished phase's marker is never read as finished."""
 
 from __future__ import annotations
 
