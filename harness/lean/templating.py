@@ -1,14 +1,13 @@
-"""The Jinja environment of the Lean templates (``templates/lean/``), and the pieces of Lean
-text every rendered module shares: string literals and the pinned list of axioms.
+"""The Jinja environment of the Lean templates (``harness/lean/templates/``), and the pieces
+of Lean text every rendered module shares: string literals and the pinned list of axioms.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import jinja2
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "lean"
+from harness.lean.project import TEMPLATES
+
 ALLOWED_AXIOMS = ("propext", "Classical.choice", "Quot.sound")  # what a theorem may rest on
 PINNED = "[" + ", ".join(ALLOWED_AXIOMS) + "]"
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.errors import HarnessError
+from harness.lean.project import project_dir
 
 REPO = Path(__file__).resolve().parents[2]
 ENGINE = Path("harness/rules/engine.py")
@@ -348,6 +349,8 @@ def rule_list(lean_text: str | None, root: Path = REPO, lean_where: str | None =
     where = lean_where or LEAN_RULES.as_posix()
     if lean_text is None and (root / LEAN_RULES).is_file():
         lean_text = _read(root, LEAN_RULES)
+    elif lean_text is None:  # an installed wheel: the copy of the project it carries
+        lean_text = _read(project_dir(), LEAN_RULES.relative_to("lean"))
     out = []
     for rule in RULES:
         lean, missing = _lean_pieces(rule, lean_text, where)

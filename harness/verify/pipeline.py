@@ -42,6 +42,7 @@ import yaml
 from harness.atomic import name_error, probe_writable, remove_made, replace_dir
 from harness.bounded import read_yaml
 from harness.errors import EXIT_BUDGET, EXIT_FAILED, EXIT_NO_LEAN, EXIT_OK, EXIT_OPEN, HarnessError
+from harness.lean.project import project_dir
 from harness.lock import hold
 from harness.manifest.fsutil import scrub_paths, sha256_file, write_atomic
 from harness.manifest.keys import SigningKey
@@ -159,7 +160,7 @@ class Pipeline:
         runner: HarnessRunner | None = None,
         work_root: Path = Path("out/verify"),
         manifests: Path = Path("manifests"),
-        lean_project: Path = REPO / "lean",
+        lean_project: Path | None = None,
         lean: LeanOptions | None = None,
         budget: float | None = None,
         publish: bool = False,
@@ -173,7 +174,7 @@ class Pipeline:
         # Absolute: the stages run in the repository, whatever folder verify was started in.
         self.work_root = Path(work_root).absolute()
         self.manifests = Path(manifests)
-        self.lean_project = Path(lean_project)
+        self.lean_project = Path(lean_project) if lean_project else project_dir()
         self.lean = lean or LeanOptions()
         self.say = say or (lambda line: print(line, file=sys.stderr))
         self.steps: list[Step] = []

@@ -302,7 +302,7 @@ def _covered(rec) -> bool:
 
 def lean_sources() -> list[Path]:
     return sorted((ROOT / "lean").rglob("*.lean")) + sorted(
-        (ROOT / "templates" / "lean").glob("*.jinja")
+        (ROOT / "harness" / "lean" / "templates").glob("*.jinja")
     )
 
 
@@ -318,7 +318,7 @@ def test_lean_sources_have_no_escape_hatches():
 def test_toolchain_is_pinned_and_proof_modules_pin_axioms():
     assert (ROOT / "lean" / "lean-toolchain").read_text().strip() == "leanprover/lean4:v4.34.0"
     for name in ("shard", "main", "corpus"):
-        text = (ROOT / "templates" / "lean" / f"{name}.lean.jinja").read_text()
+        text = (ROOT / "harness" / "lean" / "templates" / f"{name}.lean.jinja").read_text()
         assert "#guard_msgs (whitespace := lax) in\n#print axioms" in text
         assert "depends on axioms: {{ pinned }}" in text
     assert lean_templating.PINNED == "[propext, Classical.choice, Quot.sound]"
