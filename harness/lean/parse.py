@@ -29,9 +29,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-# The three axioms of Lean's standard library; anything else (``sorryAx``, a user ``axiom``,
-# ``Lean.ofReduceBool`` from ``native_decide``) means the kernel did not check the whole proof.
-ALLOWED_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound"})
+# The three axioms of Lean's standard library, in the order a rendered module pins them;
+# anything else (``sorryAx``, a user ``axiom``, ``Lean.ofReduceBool`` from ``native_decide``)
+# means the kernel did not check the whole proof.
+ALLOWED_AXIOMS = ("propext", "Classical.choice", "Quot.sound")
 SORRY_AXIOM = "sorryAx"
 
 

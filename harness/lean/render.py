@@ -19,14 +19,16 @@ from the root it follows the certified strategy with the mirror of the Lean mode
 (:mod:`harness.lean.model`) and, where play reaches an image of a stored entry other than the
 stored one, adds an *alias* entry (the position as reached, the stored action mapped by the
 symmetry, the stored rank) to the stored entry's shard. Stored entries are rendered verbatim;
-aliases are marked ``/-alias-/`` in the literal so that :func:`decode` returns exactly the
-stored certificate. A successor the expansion cannot find is simply not rendered: the kernel
-(and :func:`mirror_check`) then rejects the shard, as it should.
+aliases are marked ``/-alias-/`` in the literal so that reading the modules back
+(:func:`harness.lean.readback.read_back`) gives exactly the stored certificate. A successor
+the expansion cannot find is simply not rendered: the kernel (and :func:`mirror_check`) then
+rejects the shard, as it should.
 
 Output is deterministic (same certificate, same bytes) and written atomically: everything goes
 to a temporary sibling directory that replaces ``out_dir`` only when complete.
 
->>> _balanced_lit([(5, 1, 0), (9, 2, 1), (12, 3, 0)], set())
+>>> from harness.lean.emit import balanced_literal
+>>> balanced_literal([(5, 1, 0), (9, 2, 1), (12, 3, 0)], set())
 '.node (.node .leaf 5 1 0 .leaf) 9 2 1 (.node .leaf 12 3 0 .leaf)'
 """
 
@@ -34,17 +36,29 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.atomic import staging_dir
 from harness.lean import model as M
 from harness.lean import split
 from harness.lean.certdata import CertData, RenderError, expand, read_certificate, render_progress
 from harness.lean.codec import action_text, position_text
 from harness.lean.corpus_module import corpus_records, model_records, render_corpus_text
+from harness.lean.emit import (
+    DECL_OVERHEAD,
+    MARKER,
+    Rendered,
+    balanced_literal,
+    check_options,
+    check_prefix,
+    corpus_entry,
+    force_win_statement,
+    node_literal,
+    parenthesized,
+    side_name,
+    write_atomically,
+)
 from harness.lean.geometry_decl import geo_declaration, geo_fields
 from harness.lean.templating import ALLOWED_AXIOMS, PINNED, lean_string, template_env
 from harness.rules import PLAYERS
@@ -53,12 +67,6 @@ GENERATED_DIR = Path("lean") / "Generated"
 
 
 CHUNK = 512  # entries per tree definition: keeps every literal small for the elaborator
-
-
-ALIAS = "/-alias-/"
-
-
-MARKER = "render.json"
 
 
 def lower_groups(cert: CertData, j: int) -> list[tuple[int, list[int]]]:
@@ -97,8 +105,6 @@ def shard_trees(cert: CertData) -> list[M.Node | None]:
         for s in cert.shards
     ]
 
-
-DECL_OVERHEAD = 2_000  # steps per declaration outside its entries: decide's instance, unfolding
 
 
 def weigh(
@@ -171,58 +177,6 @@ def mirror_check(cert: CertData) -> tuple[bool, str]:
     return True, "accepted"
 
 
-def _node_lit(entry: tuple[int, int, int], alias_keys: set[int], left: str, right: str) -> str:
-    k, a, n = entry
-    mark = ALIAS + " " if k in alias_keys else ""
-    return f"{mark}.node {left} {k} {a} {n} {right}"
-
-
-def _paren(expr: str) -> str:
-    return expr if expr == ".leaf" or " " not in expr else f"({expr})"
-
-
-def _balanced_lit(entries: list[tuple[int, int, int]], alias_keys: set[int]) -> str:
-    """A balanced tree literal of ``entries`` (sorted), as :func:`model.balanced` builds it."""
-
-    def node(lo: int, hi: int) -> str:
-        if lo >= hi:
-            return ".leaf"
-        mid = (lo + hi) // 2
-        return _node_lit(entries[mid], alias_keys, _paren(node(lo, mid)), _paren(node(mid + 1, hi)))
-
-    return node(0, len(entries))
-
-
-def lean_tree_expr(
-    entries: list[tuple[int, int, int]], alias_keys: set[int], chunk: int
-) -> tuple[list[tuple[str, str]], str]:
-    """Definitions (name, expression) for the subtrees too big to inline, and the root
-    expression, of a balanced tree of ``entries`` (sorted by key); names ``t0, t1, …`` in
-    dependency order. (The non-win renderer's pieces; win shards use :func:`shard_text`.)"""
-    defs: list[tuple[str, str]] = []
-
-    def node(lo: int, hi: int, inline: bool) -> str:
-        if lo >= hi:
-            return ".leaf"
-        mid = (lo + hi) // 2
-        if not inline and hi - lo > chunk:
-            left, right = named(lo, mid), named(mid + 1, hi)
-        else:
-            left = _paren(node(lo, mid, True))
-            right = _paren(node(mid + 1, hi, True))
-        return _node_lit(entries[mid], alias_keys, left, right)
-
-    def named(lo: int, hi: int) -> str:
-        if lo >= hi:
-            return ".leaf"
-        expr = node(lo, hi, hi - lo <= chunk)
-        name = f"t{len(defs)}"
-        defs.append((name, expr))
-        return name
-
-    return defs, node(0, len(entries), len(entries) <= chunk)
-
-
 @dataclass
 class ShardText:
     """The Lean pieces of one shard: block definitions, the skeleton, the declarations and the
@@ -247,7 +201,7 @@ def shard_text(
     blocks, parts = [], []
     for i, r in enumerate(runs):
         lo = r.start if i == 0 else r.start + 1
-        blocks.append((f"b{i}", _balanced_lit(entries[lo : r.stop], alias_keys)))
+        blocks.append((f"b{i}", balanced_literal(entries[lo : r.stop], alias_keys)))
         if i == 0:
             statement = "Tree.all entry b0 = true"
         else:
@@ -267,7 +221,9 @@ def shard_text(
             return f"b{i}", ("part0" if i == 0 else f"(band_right part{i})")
         mid = (i + j + 1) // 2
         (lt, lp), (rt, rp) = skel(i, mid - 1), skel(mid, j)
-        node = _node_lit(entries[runs[mid].start], alias_keys, _paren(lt), _paren(rt))
+        node = node_literal(
+            entries[runs[mid].start], alias_keys, parenthesized(lt), parenthesized(rt)
+        )
         return node, f"(Tree.all_node_of {lp} (band_left part{mid}) {rp})"
 
     root, combine = skel(0, len(runs) - 1)
@@ -276,41 +232,10 @@ def shard_text(
     return ShardText(blocks, root, parts, combine)
 
 
-# Options a rendered module may set. `#print axioms` cannot see an option such as
-# `debug.skipKernelTC` that a generated file sets, so the renderer refuses every other one.
-ALLOWED_OPTIONS = ("maxRecDepth", "maxHeartbeats")
-
-
-_SET_OPTION = re.compile(r"\bset_option\s+([^\s]+)")
-
-
-def check_options(text: str, where: str) -> None:
-    """Refuse a rendered text that sets an option outside :data:`ALLOWED_OPTIONS`."""
-    for m in _SET_OPTION.finditer(text):
-        if m.group(1) not in ALLOWED_OPTIONS:
-            line = text.count("\n", 0, m.start()) + 1
-            raise RenderError(
-                f"{where} line {line}: set_option {m.group(1)} is not allowed in a rendered "
-                f"module (allowed: {', '.join(ALLOWED_OPTIONS)})"
-            )
-
-
 def _groups_lean(names: list[str], groups: list[tuple[int, list[int]]]) -> list[str]:
     return [
         f"({pr}, [{', '.join(names[i] + '.proved' for i in members)}])" for pr, members in groups
     ]
-
-
-def _side(winner: str) -> str:
-    return "Side.x" if winner == "x" else "Side.o"
-
-
-@dataclass
-class Rendered:
-    """What :func:`render` wrote: file name -> text, plus the summary in ``render.json``."""
-
-    files: dict[str, str]
-    summary: dict
 
 
 def render_text(
@@ -323,14 +248,12 @@ def render_text(
     """Every module's text, without touching the disk (deterministic). Weighs the certificate
     with the cost model first if :func:`weigh` has not run (``chunk`` caps a declaration's
     entries, ``budget`` its estimated kernel steps)."""
-    if not re.fullmatch(r"[A-Z][A-Za-z0-9_]*", prefix):
-        raise RenderError(
-            f"output directory name {prefix!r} is not a Lean module name (e.g. Generated)"
-        )
+    check_prefix(prefix)
     if any(len(s.weights) != len(s.entries) + len(s.aliases) for s in cert.shards):
         weigh(cert, budget, chunk)
     env = template_env()
-    cfg, side = cert.cfg, _side(cert.winner)
+    cfg, side = cert.cfg, side_name(cert.winner)
+    statement = force_win_statement(cfg.lean(), cert.winner)
     files: dict[str, str] = {}
     modules = []
     declarations = []
@@ -413,6 +336,7 @@ def render_text(
         ruleset=cert.ruleset,
         winner=cert.winner,
         cert_hash=cert.hash,
+        statement=statement,
         pinned=PINNED,
     )
     final = f"{prefix}.Main.initial_force_win"
@@ -447,10 +371,7 @@ def render_text(
         "budget": budget,
         "theorem": {
             "name": final,
-            "statement": (
-                f"theorem initial_force_win : ForceWin (Geo.of {cfg.lean()}) {side} "
-                f"(Node.live (Pos.initial {cfg.lean()}))"
-            ),
+            "statement": f"theorem initial_force_win : {statement}",
             "axioms": list(ALLOWED_AXIOMS),
         },
         "modules": modules,
@@ -459,33 +380,12 @@ def render_text(
     if corpus is not None:
         text, info, corpus_decls = render_corpus_text(corpus + model_records(), prefix, env)
         files["Corpus.lean"] = text
-        modules.append(
-            {
-                "module": f"{prefix}.Corpus",
-                "file": "Corpus.lean",
-                "kind": "corpus",
-                "imports": [],
-                "axioms": {f"{prefix}.Corpus.consistent": list(ALLOWED_AXIOMS)},
-            }
-        )
+        modules.append(corpus_entry(prefix))
         declarations.extend(corpus_decls)
         summary["corpus"] = info
     for name, text in files.items():
         check_options(text, name)
     return Rendered(files, summary)
-
-
-def write_atomically(out_dir: Path, files: dict[str, str]) -> None:
-    """Replace ``out_dir`` by a directory holding exactly ``files``, never half-written.
-
-    Refuses to replace a non-empty directory that the renderer did not write."""
-    if out_dir.exists() and not out_dir.is_dir():
-        raise RenderError(f"{out_dir}: exists and is not a directory")
-    if out_dir.is_dir() and any(out_dir.iterdir()) and not (out_dir / MARKER).is_file():
-        raise RenderError(f"{out_dir}: not empty and not written by render (no {MARKER})")
-    with staging_dir(out_dir) as tmp:
-        for name, text in sorted(files.items()):
-            (tmp / name).write_text(text, encoding="utf-8")
 
 
 def render(

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,15 +54,20 @@ from harness.lean import split
 from harness.lean.certdata import RenderError, action_of, render_progress
 from harness.lean.codec import Cfg, action_code, code_of_action, position_key
 from harness.lean.corpus_module import corpus_records, render_corpus_text
-from harness.lean.geometry_decl import geo_declaration, geo_fields
-from harness.lean.render import (
+from harness.lean.emit import (
     ALIAS,
     DECL_OVERHEAD,
     MARKER,
+    Rendered,
     check_options,
+    check_prefix,
+    corpus_entry,
+    force_win_statement,
     lean_tree_expr,
+    side_name,
     write_atomically,
 )
+from harness.lean.geometry_decl import geo_declaration, geo_fields
 from harness.lean.templating import ALLOWED_AXIOMS, PINNED, lean_string, template_env
 from harness.rules import Position, Ruleset
 from harness.rules.symmetry import canonical
@@ -313,16 +317,6 @@ def mirror_check(cert: NonWinData) -> tuple[bool, str]:
     return True, "accepted"
 
 
-@dataclass
-class Rendered:
-    files: dict[str, str]
-    summary: dict
-
-
-def _side(player: int) -> str:
-    return "Side.x" if player == 0 else "Side.o"
-
-
 def render_text(
     cert: NonWinData,
     prefix: str = "Generated",
@@ -330,10 +324,7 @@ def render_text(
 ) -> Rendered:
     """Every module's text, without touching the disk (deterministic). Weighs the sets with
     the cost model first if :func:`weigh` has not run."""
-    if not re.fullmatch(r"[A-Z][A-Za-z0-9_]*", prefix):
-        raise RenderError(
-            f"output directory name {prefix!r} is not a Lean module name (e.g. Generated)"
-        )
+    check_prefix(prefix)
     _weighed(cert)
     env = template_env()
     cfg = cert.cfg
@@ -356,7 +347,7 @@ def render_text(
     for nws in cert.sets:
         me = PLAYER_TEXT[nws.player]
         tag = me.upper()
-        side = _side(nws.player)
+        side = side_name(me)
         parts = pieces(nws)
         steps = split.run_weights(nws.weights, nws.runs, DECL_OVERHEAD) or [DECL_OVERHEAD]
         alias_keys = {k for k, _, _ in nws.aliases}
@@ -449,13 +440,18 @@ def render_text(
             }
         )
         checked = checked_text([f"{n}" for n in check_names])
-        main_sets.append({"player": me, "side": side, "set_module": set_module, "checked": checked})
+        main_sets.append(
+            {
+                "player": me,
+                "side": side,
+                "set_module": set_module,
+                "checked": checked,
+                "claim": f"¬ {force_win_statement(cfg.lean(), me)}",
+            }
+        )
         checks_all += check_names
     lit = cfg.lean()
-    claims = [
-        f"¬ ForceWin (Geo.of {lit}) {_side(s.player)} (Node.live (Pos.initial {lit}))"
-        for s in cert.sets
-    ]
+    claims = [f"¬ {force_win_statement(lit, PLAYER_TEXT[s.player])}" for s in cert.sets]
     if len(cert.sets) == 2:
         final, claim = "initial_draw", "a draw: neither player can force a win"
         statement = " ∧ ".join(claims)
@@ -514,15 +510,7 @@ def render_text(
         text, info, corpus_decls = render_corpus_text(corpus, prefix, env)
         declarations.extend(corpus_decls)
         files["Corpus.lean"] = text
-        modules.append(
-            {
-                "module": f"{prefix}.Corpus",
-                "file": "Corpus.lean",
-                "kind": "corpus",
-                "imports": [],
-                "axioms": {f"{prefix}.Corpus.consistent": list(ALLOWED_AXIOMS)},
-            }
-        )
+        modules.append(corpus_entry(prefix))
         summary["corpus"] = info
     for name, text in files.items():
         check_options(text, name)

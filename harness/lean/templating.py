@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import jinja2
 
+from harness.lean.parse import ALLOWED_AXIOMS
 from harness.lean.project import TEMPLATES
 
-ALLOWED_AXIOMS = ("propext", "Classical.choice", "Quot.sound")  # what a theorem may rest on
 PINNED = "[" + ", ".join(ALLOWED_AXIOMS) + "]"
 
 

@@ -7,7 +7,6 @@ is the one named, not a hash mismatch caught first.
 
 from __future__ import annotations
 
-import doctest
 import gzip
 import json
 import shutil
@@ -16,7 +15,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-import harness.cert.checker as checker_module
 from harness.cert.builder import Strategy
 from harness.cert.checker import check_certificate
 from harness.cert.format import (
@@ -364,7 +362,3 @@ def test_shard_bytes_are_deterministic():
     assert data == shard_bytes(entries)
     assert data[4:8] == b"\0\0\0\0"  # gzip mtime 0
     assert not data[3] & 0x08  # no file name stored
-
-
-def test_docstring_examples():
-    assert doctest.testmod(checker_module).failed == 0

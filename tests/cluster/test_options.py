@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import doctest
 import re
 
 import pytest
 
-import harness.cluster as cluster_package
-import harness.cluster.options as options_module
-import harness.cluster.store as store_module
 from harness.cli import build_parser
 from harness.cluster.options import (
     ClusterSpec,
@@ -21,12 +17,6 @@ from harness.cluster.options import (
 )
 from harness.cluster.session import load_config
 from harness.errors import HarnessError
-
-
-@pytest.mark.parametrize("module", [cluster_package, options_module, store_module])
-def test_docstring_examples(module) -> None:
-    failures, tried = doctest.testmod(module)
-    assert tried >= 1 and failures == 0
 
 
 def parse(*argv: str) -> ClusterSpec:

@@ -11,10 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.lean import certdata as lean_certdata
-from harness.lean import decode as lean_decode
 from harness.lean import model as M
+from harness.lean import readback, split
 from harness.lean import render as R
-from harness.lean import split
 from harness.lean import templating as lean_templating
 from harness.lean.codec import Cfg
 from harness.rules import Ruleset
@@ -112,7 +111,7 @@ def test_declarations_stay_under_the_budget_and_still_check(tmp_path, tiny, budg
     assert parts and all(d["estimated_steps"] <= budget for d in parts)
     if budget == 40_000:
         assert len(parts) > len(summary["modules"])  # the budget really split shards
-    cert = lean_decode.decode(tmp_path / "Generated")
+    cert = readback.read_back(tmp_path / "Generated")
     assert cert.canonical() == lean_certdata.read_certificate(tiny).canonical()
     # The mirror of the rendered layout (blocks and separators) accepts, and it is the tree
     # the modules hold: every rendered entry is found in it.

@@ -13,10 +13,9 @@ import pytest
 from harness.cert.format import read_index
 from harness.lean import certdata as lean_certdata
 from harness.lean import corpus_module as lean_corpus_module
-from harness.lean import decode as lean_decode
 from harness.lean import model as M
+from harness.lean import readback, split
 from harness.lean import render as R
-from harness.lean import split
 from harness.lean.codec import Cfg
 from harness.rules import Ruleset
 from harness.rules.geometry import geometry_for
@@ -86,7 +85,7 @@ def test_render_a_4x4_certificate_of_each_edge(tmp_path, name):
     assert summary["theorem"]["statement"].startswith(
         "theorem initial_force_win : ForceWin (Geo.of ⟨4, 4"
     )
-    decoded = lean_decode.decode(tmp_path / "Generated")
+    decoded = readback.read_back(tmp_path / "Generated")
     assert decoded.canonical() == lean_certdata.read_certificate(cert_dir).canonical()
 
 

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import doctest
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import harness.lean.parse as parse_module
 from harness.lean.parse import (
     LeanOutputError,
     forbidden_axioms,
@@ -22,12 +19,6 @@ from harness.lean.parse import (
     strip_ansi,
     strip_comments,
 )
-
-
-def test_docstring_examples() -> None:
-    failures, tried = doctest.testmod(parse_module, optionflags=doctest.ELLIPSIS)
-    assert tried > 10 and failures == 0
-
 
 # --------------------------------------------------------------------------------------------
 # #print axioms

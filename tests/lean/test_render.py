@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from harness.lean import certdata as lean_certdata
 from harness.lean import corpus_module as lean_corpus_module
-from harness.lean import decode as lean_decode
 from harness.lean import model as M
+from harness.lean import readback
 from harness.lean import render as R
 from harness.lean import templating as lean_templating
 from harness.lean.codec import (
@@ -177,7 +177,7 @@ def test_decode_of_render_is_the_certificate(tmp_path, solved, canonical_images)
         cfg, tmp_path / "cert", winner, chosen, per_shard=12, canonical_images=canonical_images
     )
     summary = R.render(tmp_path / "cert", tmp_path / "Generated", chunk=5)
-    back = lean_decode.decode(tmp_path / "Generated")
+    back = readback.read_back(tmp_path / "Generated")
     assert back.canonical() == lean_certdata.read_certificate(tmp_path / "cert").canonical()
     assert summary["entries"] == sum(len(s.entries) for s in back.shards)
     assert summary["aliases"] == sum(len(s.aliases) for s in back.shards) > 0

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from harness.lean import certdata as lean_certdata
-from harness.lean import decode as lean_decode
+from harness.lean import readback
 from harness.lean import render as R
 from harness.lean.codec import Cfg
 from harness.rules import Ruleset
@@ -42,6 +42,6 @@ def test_rendered_modules_match_golden_files(tmp_path):
         assert text == golden[name], f"{name} differs from tests/lean/golden/{name}"
     # The golden data decodes back to the certificate it was rendered from.
     assert (
-        lean_decode.decode(GOLDEN).canonical()
+        readback.read_back(GOLDEN).canonical()
         == lean_certdata.read_certificate(tmp_path / "cert").canonical()
     )

@@ -5,7 +5,6 @@ mutations of the rendered index and pieces."""
 
 from __future__ import annotations
 
-import doctest
 import math
 import re
 from dataclasses import replace
@@ -44,10 +43,6 @@ def torus(tmp_path_factory) -> R.NonWinData:
 @pytest.fixture(scope="module")
 def reinc(tmp_path_factory) -> R.NonWinData:
     return _cert(REINC_4X4, tmp_path_factory.mktemp("nw") / "reinc")
-
-
-def test_doctests():
-    assert doctest.testmod(N).failed == 0
 
 
 @pytest.mark.parametrize("name", ["torus", "reinc"])

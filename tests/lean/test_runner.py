@@ -6,7 +6,6 @@ verdicts, limits, order and caching of :func:`harness.lean.runner.run_project`.
 
 from __future__ import annotations
 
-import doctest
 import os
 import shutil
 import signal
@@ -15,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-import harness.lean.runner as runner_module
 from harness.errors import HarnessError
 from harness.lean.cache import ResultCache
 from harness.lean.child import GIB, ChildResult, Limits, run_limited
@@ -34,23 +32,6 @@ ALL = [
     "Generated.Shard0002",
     "Generated.Shard0003",
 ]
-
-
-def test_docstring_examples() -> None:
-    import harness.lean.child
-    import harness.lean.modules
-    import harness.lean.verdict
-
-    results = [
-        doctest.testmod(module)
-        for module in (
-            runner_module,
-            harness.lean.child,
-            harness.lean.modules,
-            harness.lean.verdict,
-        )
-    ]
-    assert sum(r.attempted for r in results) >= 2 and not any(r.failed for r in results)
 
 
 def run(world: LeanWorld, *, cache: ResultCache | None = None, **limits) -> dict:

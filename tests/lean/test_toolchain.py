@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import doctest
 from pathlib import Path
 
 import pytest
 
-import harness.lean.toolchain as toolchain_module
 from harness.lean.toolchain import (
     EXIT_NO_TOOLCHAIN,
     NoToolchainError,
@@ -18,11 +16,6 @@ from harness.lean.toolchain import (
 )
 
 from .standin.world import PIN, LeanWorld, world_fixture, write_shim  # noqa: F401
-
-
-def test_docstring_examples() -> None:
-    failures, tried = doctest.testmod(toolchain_module)
-    assert tried >= 4 and failures == 0
 
 
 def test_found_on_path_with_versions(world: LeanWorld) -> None:

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import doctest
 import json
 
 import pytest
 import yaml
 
-import harness.results.cell as cell_module
 import harness.results.cli as cli_module
-import harness.results.matrix as matrix_module
 from harness.cli import main
 from harness.manifest.keys import generate
 from harness.manifest.manifest import read_signed
@@ -26,11 +23,6 @@ X_WINS = "pop1-3x3-c8-torus-continue-binempty-king-nozero-nojump"
 @pytest.fixture
 def key(tmp_path_factory):
     return generate(tmp_path_factory.mktemp("keys") / "signing-key.pem")
-
-
-def test_doctests():
-    for module in (cell_module, cli_module, matrix_module):
-        assert doctest.testmod(module).failed == 0
 
 
 def test_a_draw_in_the_lean_model_runs_verify(tmp_path, key):

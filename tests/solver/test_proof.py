@@ -3,7 +3,6 @@ minimax on the reference engine, budgets, and resuming from a saved state."""
 
 from __future__ import annotations
 
-import doctest
 import itertools
 import random
 import zlib
@@ -211,10 +210,6 @@ def test_save_is_atomic_and_keeps_the_old_state_on_failure(tmp_path, monkeypatch
         search.save(state)
     assert state.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["state.npz"]
-
-
-def test_docstring_examples():
-    assert doctest.testmod(proof).failed == 0
 
 
 def test_progress_off_a_terminal_is_one_line_a_minute(monkeypatch, capsys) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from harness.lean.certdata import CertData, RenderError, ShardData
 from harness.lean.codec import Cfg
-from harness.lean.render import ALIAS
+from harness.lean.emit import ALIAS
 from harness.rules import Ruleset
 
 _TOKEN = re.compile(r"/-alias-/|\.node|\.leaf|\(|\)|\d+|[A-Za-z_][A-Za-z0-9_']*")
@@ -69,7 +69,7 @@ _STR = re.compile(r'^def (\w+) : String := "((?:[^"\\]|\\.)*)"$', re.M)
 _NAT = re.compile(r"^def (\w+) : Nat := (\d+)$", re.M)
 
 
-def decode(out_dir: str | os.PathLike[str]) -> CertData:
+def read_back(out_dir: str | os.PathLike[str]) -> CertData:
     """Read the rendered modules back into the certificate they were rendered from."""
     out_dir = Path(out_dir)
     try:
