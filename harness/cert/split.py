@@ -58,6 +58,7 @@ from pathlib import Path
 
 from harness.cert.builder import Strategy, StrategyError
 from harness.cluster.store import digest_of, fetch, publish
+from harness.cluster.tasks import TaskQueue
 from harness.rules.ruleset import Ruleset
 from harness.solver.proof import Act, BudgetExhausted, ProofSearch, State
 
@@ -251,46 +252,43 @@ def split_build(
             used += done[-1][0]
             say(f"building: {i} of {count} subtrees grown")
     else:
-        from distributed import wait
-
         store = session.store
         if store is not None:
             shared = str(store.root)
             table_arg = store.put(table)
         else:
             table_arg = session.client.scatter(table, broadcast=True)
-        futures = [
-            session.submit(
-                grow_subtree,
-                rs,
-                table_arg,
-                attacker,
-                s,
-                r,
-                optimize,
-                full_rank,
-                shared,
-                deadline,
-                None if left is None else (left, search.max_nodes),
-                key=f"certify-subtree-{i:04d}-{rs}",
-            )
-            for i, (s, r) in enumerate(plan.frontier)
-        ]
-        if on_submit is not None:
-            on_submit(futures)
-        from distributed import as_completed
-
-        with session.bar(len(futures), "certify", unit="subtree", progress=progress) as bar:
-            grown = 0
-            for future in as_completed(futures):
-                if future.status == "finished":
-                    bar.done(future.result().worker)
+        with session.bar(count, "certify", unit="subtree", progress=progress) as bar:
+            queue = TaskQueue(session, bar)
+            futures = [
+                queue.submit(
+                    i,
+                    grow_subtree,
+                    rs,
+                    table_arg,
+                    attacker,
+                    s,
+                    r,
+                    optimize,
+                    full_rank,
+                    shared,
+                    deadline,
+                    None if left is None else (left, search.max_nodes),
+                    key=f"certify-subtree-{i:04d}-{rs}",
+                )
+                for i, (s, r) in enumerate(plan.frontier)
+            ]
+            if on_submit is not None:
+                on_submit(futures)
+            ends, grown = {}, 0
+            for end in queue:
+                ends[end.tag] = end
+                if end.ok:
                     grown += 1
                     say(f"building: {grown} of {count} subtrees grown")
-        wait(futures)
-        failed = [i for i, f in enumerate(futures) if f.status != "finished"]
+        failed = [i for i in range(count) if not ends[i].ok]
         if failed:
-            exc = futures[failed[0]].exception()
+            exc = ends[failed[0]].error
             if isinstance(exc, BudgetExhausted):
                 raise exc
             s, r = plan.frontier[failed[0]]
@@ -298,7 +296,7 @@ def split_build(
                 f"the subtree task {failed[0]} (an entry of rank {r}) failed on the cluster: "
                 f"{type(exc).__name__}: {exc}"
             )
-        done = [pickle.loads(fetch(f.result().value)) for f in futures]
+        done = [pickle.loads(fetch(ends[i].value)) for i in range(count)]
     spent = sum(n for n, _ in done)
     search.nodes += spent  # the run's count is every node visited for it
     # As here, where the task that reaches the limit raises: the budget is spent when the

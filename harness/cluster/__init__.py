@@ -9,8 +9,10 @@ worker sees, for data moved as files by content hash). Without any of them a com
 as it always has, in this process and its own children.
 
 The layer is Dask's own user API, not a scheduler of ours: a :class:`Session` holds the
-``Client``; stages ``submit`` module-level functions, pass futures as arguments for
-dependencies and collect with ``as_completed``. Faults are split in two:
+``Client``; stages submit module-level functions and collect them as they finish through
+one loop over ``as_completed``, :class:`TaskQueue` (``lean``, ``certify``, ``results``, the
+split proof search). The compact solver instead merges its ranges in order, a window of
+them in flight at a time. Faults are split in two:
 
 * a **lost worker** (killed, crashed, its machine gone): the scheduler runs the task again
   on another worker, up to ``distributed.scheduler.allowed-failures`` times (3), and then
@@ -30,14 +32,17 @@ False
 from harness.cluster.options import ClusterSpec, add_cluster_arguments, cluster_spec
 from harness.cluster.session import Session, TaskBar, Traced
 from harness.cluster.store import Blob, SharedStore, StoreError, fetch
+from harness.cluster.tasks import Finished, TaskQueue
 
 __all__ = [
     "Blob",
     "ClusterSpec",
+    "Finished",
     "Session",
     "SharedStore",
     "StoreError",
     "TaskBar",
+    "TaskQueue",
     "Traced",
     "add_cluster_arguments",
     "cluster_spec",

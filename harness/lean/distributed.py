@@ -3,10 +3,9 @@
 :func:`harness.lean.runner.run_project` hands its modules here when a cluster session is
 given (``python -m harness lean --workers N`` / ``--scheduler`` / ``--cluster-config``).
 The prepare build (the model modules and cached imports) is one task; every module to build
-is one task, submitted from the ``as_completed`` loop once the prepare build and all of its
-imports have passed (a module whose import failed is ``skipped``, naming it, and never
-submitted). Each task runs the same
-
+is one task, submitted from the task loop (:class:`harness.cluster.tasks.TaskQueue`) once
+the prepare build and all of its imports have passed (a module whose import failed is
+``skipped``, naming it, and never submitted). Each task runs the same
 ``lake build +MODULE`` as a local run, under the same RLIMIT_AS cap and timeout, set on the
 worker by the OS (see :func:`harness.lean.child.run_limited`).
 
@@ -28,6 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.cluster.session import Traced
+from harness.cluster.tasks import TaskQueue
 from harness.lean.child import ChildResult, Limits, run_limited
 from harness.lean.modules import Module
 from harness.lean.parse import Message
@@ -109,13 +110,11 @@ def build_on_cluster(
     """Run the prepare build, then every module of ``to_build`` as a task once its imports
     passed; ``decide`` gets each module's record as it completes. Returns the prepare record.
 
-    A module is submitted from the ``as_completed`` loop when its last import finishes, not
+    A module is submitted from the task loop when its last import finishes, not
     up front with its imports' futures as arguments: Dask places a task next to the data of
     its arguments, so the up-front graph would pin every module to the worker that ran the
     prepare build (only work stealing, under no load, would spread it).
     """
-    from distributed import as_completed
-
     root = str(Path(project).resolve())
     pending = set(to_build)
     waiting = {n: {d for d in modules[n].deps if d in pending} for n in to_build}
@@ -124,17 +123,14 @@ def build_on_cluster(
         for dep in waiting[name]:
             users[dep].append(name)
     verdicts: dict[str, str] = {}  # module -> status, once decided
-    names: dict[str, str] = {}  # future key -> module
     counts: dict[str, int] = {}
-    done = as_completed()
+    queue = TaskQueue(session)  # tags: a module's name; None for the prepare build
 
     def submit(name: str) -> None:
-        future = session.submit(
-            module_task, root, lake, modules[name], limits, env,
+        queue.submit(
+            name, module_task, root, lake, modules[name], limits, env,
             key=f"lean-{name}-{keys[name][:12]}",
         )  # fmt: skip
-        names[future.key] = name
-        done.add(future)
 
     def settle(name: str, record: dict) -> None:
         """Decide ``name``; release (or skip) every user whose imports are now all decided."""
@@ -157,27 +153,22 @@ def build_on_cluster(
             if not waiting[name]:
                 submit(name)
 
-    prepare_future = None
     prepare_record = None
     if prepare_targets:
-        prepare_future = session.submit(
-            prepare_task, root, lake, prepare_targets, limits, env, key=f"lean-prepare-{id(bar)}"
-        )
-        done.add(prepare_future)
+        queue.submit(
+            None, prepare_task, root, lake, prepare_targets, limits, env,
+            key=f"lean-prepare-{id(bar)}",
+        )  # fmt: skip
     else:
         release_roots()
-    for future in done:
-        traced = None
-        exc = None
-        if future.status == "finished":
-            traced = future.result()
-            counts[traced.worker] = counts.get(traced.worker, 0) + 1
+    for end in queue:
+        # A failed task is not a Lean failure (those are results): the task raised, or it
+        # was on workers that died too often (KilledWorker).
+        traced, exc = (Traced(end.worker, end.value), None) if end.ok else (None, end.error)
+        if end.ok:
+            counts[end.worker] = counts.get(end.worker, 0) + 1
             bar.set_postfix_str(" ".join(f"w{w}:{c}" for w, c in sorted(counts.items())))
-        else:
-            # Not a Lean failure (those are results): the task raised, or it was on workers
-            # that died too often (KilledWorker).
-            exc = future.exception()
-        if future is prepare_future:
+        if end.tag is None:
             outcome = None if traced is None else traced.value
             worker = None if traced is None else traced.worker
             prepare_record = _prepare_record(prepare_targets, outcome, worker, log_dir, exc)
@@ -194,7 +185,7 @@ def build_on_cluster(
                 skipped = Verdict("skipped", [why])
                 decide(name, result_record(modules[name], keys[name], None, skipped, None))
             continue
-        name = names[future.key]
+        name = end.tag
         mod = modules[name]
         if traced is None:
             crashed = Verdict("crashed", [Message("error", _task_failure(exc))])

@@ -24,6 +24,7 @@ from harness.atomic import atomic_file
 from harness.bounded import read_yaml
 from harness.cli import folder_path, positive
 from harness.cluster import Session, add_cluster_arguments, cluster_spec
+from harness.cluster.tasks import TaskQueue
 from harness.errors import EXIT_FAILED, EXIT_OK, HarnessError
 from harness.results.cell import cell_record, cell_text, run_cell
 from harness.results.matrix import EDGES, MATRICES, cells_of
@@ -207,13 +208,14 @@ def cell_task(ruleset, budget, work, manifests, key_path, publish, rerun) -> dic
 def _cells_on_cluster(spec, cells, args, key) -> list[dict]:
     """Every cell's ``verify`` as one task; records in the matrix's order. A cell whose
     task was lost or raised gets a ``failed`` record saying so (reported once)."""
-    from distributed import as_completed
-
     key_path = None if key is None or key.path is None else str(Path(key.path).resolve())
     work, manifests = str(args.work.resolve()), str(args.manifests.resolve())
-    with Session(spec) as session:
-        futures = [
-            session.submit(
+    ends = {}
+    with Session(spec) as session, session.bar(len(cells), "results", unit="cell") as bar:
+        queue = TaskQueue(session, bar)
+        for i, c in enumerate(cells):
+            queue.submit(
+                i,
                 cell_task,
                 c.ruleset,
                 args.budget,
@@ -224,20 +226,17 @@ def _cells_on_cluster(spec, cells, args, key) -> list[dict]:
                 args.rerun,
                 key=f"results-cell-{i:03d}-{c.ruleset}",
             )
-            for i, c in enumerate(cells)
-        ]
-        with session.bar(len(futures), "results", unit="cell") as bar:
-            for future in as_completed(futures):
-                if future.status == "finished":
-                    bar.done(future.result().worker)
-        records = []
-        for cell, future in zip(cells, futures, strict=True):
-            if future.status == "finished":
-                records.append(future.result().value)
-            else:
-                exc = future.exception()
-                why = f"the cell's task failed on the cluster: {type(exc).__name__}: {exc}"
-                records.append(cell_record(cell.ruleset, args.budget, detail=why))
+        for end in queue:
+            ends[end.tag] = end
+    records = []
+    for i, cell in enumerate(cells):
+        end = ends[i]
+        if end.ok:
+            records.append(end.value)
+        else:
+            exc = end.error
+            why = f"the cell's task failed on the cluster: {type(exc).__name__}: {exc}"
+            records.append(cell_record(cell.ruleset, args.budget, detail=why))
     return records
 
 

@@ -43,6 +43,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from harness.cluster.tasks import TaskQueue
 from harness.rules.position import PLAYERS
 from harness.rules.ruleset import Ruleset
 from harness.solver.proof import BudgetExhausted, ProofSearch, State
@@ -237,55 +238,36 @@ def _run(tree, ruleset, session, task_nodes, limits, totals, progress, say):
             todo.extend(settle(i, prove_task(ruleset, a, job.state, job.plies, task_nodes)))
         return
 
-    from distributed import as_completed
-
-    queued: dict[str, tuple[object, int]] = {}  # future key -> (future, job)
-    done = as_completed()
-
     def submit(i: int) -> None:
         job = tree.jobs[i]
-        f = session.submit(
-            prove_task, ruleset, a, job.state, job.plies, task_nodes,
-            key=f"{tree.key}-{i}",
-        )  # fmt: skip
-        queued[f.key] = (f, i)
-        done.add(f)
+        queue.submit(
+            i, prove_task, ruleset, a, job.state, job.plies, task_nodes, key=f"{tree.key}-{i}"
+        )
 
-    def cancel(keys: list[str]) -> None:
-        if keys:
-            session.client.cancel([queued.pop(k)[0] for k in keys])
-
-    submit(0)
     with session.bar(1, f"proof {PLAYERS[a]}", unit="task", progress=progress) as bar:
-        for future in done:
-            if future.key not in queued:
-                continue  # cancelled: its answer no longer mattered
-            i = queued.pop(future.key)[1]
-            if future.status != "finished":
+        queue = TaskQueue(session, bar)
+        submit(0)
+        for end in queue:
+            i = end.tag
+            if not end.ok:
                 if not tree.live(i):
                     continue
-                exc = future.exception()
-                cancel(list(queued))
+                exc = end.error
                 raise RuntimeError(
                     f"the proof task for job {i} failed on the cluster: {type(exc).__name__}: {exc}"
                 )
-            traced = future.result()
-            bar.done(traced.worker)
-            new = settle(i, traced.value)
+            new = settle(i, end.value)
             if tree.jobs[0].status is not None:
                 break
             why = over_budget()
             if why:
-                cancel(list(queued))
                 raise spent(why)
             # Jobs under a node decided meanwhile: cancel what is queued for them.
-            cancel([k for k, (_, j) in queued.items() if not tree.live(j)])
+            queue.cancel(lambda j: not tree.live(j))
             bar.add(len(new))
             for k in new:
                 submit(k)
             if say is not None:
                 say(f"{PLAYERS[a]}: {totals['tasks']:,} tasks, {totals['nodes']:,} nodes")
-        cancel(list(queued))
-
 
 __all__ = ["SplitResult", "TASK_NODES", "prove_task", "split_prove"]
