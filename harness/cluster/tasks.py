@@ -46,7 +46,7 @@ class TaskQueue:
 
         self.session = session
         self.bar = bar
-        self._done = as_completed()
+        self._done = as_completed(loop=session.client.loop)  # this session's, not the default
         self._queued: dict[str, tuple[Any, Any]] = {}  # future key -> (future, tag)
 
     def submit(self, tag: Any, fn: Callable, *args: Any, key: str | None = None, **kw: Any):
