@@ -18,7 +18,7 @@ from harness.manifest.audit import Auditor, Expectations, LeanRun, fit_to_machin
 from harness.manifest.keys import public_path
 from harness.manifest.manifest import read_signed
 from harness.manifest.seal import build_archive
-from tests.manifest.standin import StandIn
+from tests.verify.standin import StandIn
 
 # --------------------------------------------------------------------------------------------
 # Helpers
@@ -185,7 +185,7 @@ def test_a_verify_manifest_signed_by_someone_else_fails(tmp_path, key, other_key
     from harness.manifest.archive import write_deterministic
     from harness.manifest.manifest import sign_manifest
     from harness.manifest.seal import ENVELOPE_NAME, MANIFEST_NAME, collect, seal_doc
-    from tests.manifest.conftest import make_run
+    from tests.verify.runs import make_run
 
     run = make_run(tmp_path, other_key)
     doc, yml = read_signed(run.manifest, other_key.public)

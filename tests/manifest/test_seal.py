@@ -14,8 +14,8 @@ from harness.errors import HarnessError
 from harness.manifest.dsse import verify
 from harness.manifest.manifest import parse_payload, write_manifest
 from harness.manifest.seal import build_archive
-from tests.manifest.conftest import make_run
-from tests.manifest.standin import RULESET
+from tests.verify.runs import make_run
+from tests.verify.standin import RULESET
 
 
 def seal_args(run, out: Path, *extra: str) -> list[str]:

@@ -117,8 +117,8 @@ def verified_run(tmp_path_factory) -> VerifiedRun:
     # A local run that failed (stand-in stages told to fail at certify), never published.
     from harness.manifest.keys import load_private as _load
     from harness.verify.pipeline import Pipeline
-    from tests.manifest.standin import RULESET as FAILED
-    from tests.manifest.standin import StandIn, tiny_lean_project
+    from tests.verify.standin import RULESET as FAILED
+    from tests.verify.standin import StandIn, tiny_lean_project
 
     Pipeline(
         FAILED,

@@ -461,8 +461,8 @@ def test_an_open_attempt_published_under_manifests_open_is_listed_as_open(tmp_pa
     # A verify run whose certify budget ran out (stand-in stages), then the site's reader.
     from harness.site.artifacts import collect_results
     from harness.verify.pipeline import Pipeline
-    from tests.manifest.conftest import make_project_key
-    from tests.manifest.standin import RULESET, StandIn, tiny_lean_project
+    from tests.verify.runs import make_project_key
+    from tests.verify.standin import RULESET, StandIn, tiny_lean_project
 
     key = generate(tmp_path / "keys" / "k.pem")
     make_project_key(tmp_path / "manifests", key)

@@ -73,7 +73,7 @@ def test_audit_folders_are_named_by_the_archive_sha256(tmp_path, monkeypatch, ca
 
 
 def test_publish_writes_manifest_and_archive_with_a_project_key(verified, tmp_path, capsys):
-    from tests.manifest.conftest import make_project_key
+    from tests.verify.runs import make_project_key
 
     manifests = tmp_path / "published"
     args = [
@@ -85,7 +85,7 @@ def test_publish_writes_manifest_and_archive_with_a_project_key(verified, tmp_pa
         "--key",
         str(verified.key.path),
     ]
-    from tests.manifest.standin import RULESET
+    from tests.verify.standin import RULESET
 
     args.insert(1, RULESET)
     assert main(args) == 2  # not a project key yet

@@ -11,8 +11,8 @@ from harness.manifest.fsutil import sha256_file
 from harness.manifest.manifest import read_signed
 from harness.verify.pipeline import Pipeline, StageMissingError
 from harness.verify.stages import HarnessRunner
-from tests.manifest.conftest import make_project_key, make_run
-from tests.manifest.standin import RULESET, StandIn, tiny_lean_project
+from tests.verify.runs import make_project_key, make_run
+from tests.verify.standin import RULESET, StandIn, tiny_lean_project
 
 
 def test_missing_stages_are_named_and_nothing_runs(tmp_path, key):
@@ -75,7 +75,7 @@ def test_lean_without_toolchain_is_incomplete_and_recorded_as_not_run(verified, 
 
 def test_the_manifest_holds_no_host_paths(tmp_path, key, monkeypatch):
     monkeypatch.setattr(
-        "tests.manifest.standin.NO_TOOLCHAIN",
+        "tests.verify.standin.NO_TOOLCHAIN",
         f"error: no Lean toolchain: lean not in {Path.home()}/.elan/bin",
     )
     run = make_run(tmp_path, key)
