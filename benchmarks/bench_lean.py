@@ -37,7 +37,7 @@ from harness.cert.nonwin_format import FORMAT as NONWIN_FORMAT  # noqa: E402
 from harness.cert.nonwin_format import index_format  # noqa: E402
 from harness.lean import certdata as lean_certdata  # noqa: E402
 from harness.lean import render as R  # noqa: E402
-from harness.lean import split  # noqa: E402
+from harness.lean import sizing  # noqa: E402
 
 
 def published(only: str | None) -> list[Path]:
@@ -64,7 +64,7 @@ def measure(archive: Path, budget: int) -> dict:
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     before = [sum(s.weights_v1) + R.DECL_OVERHEAD for s in cert.shards] + [root_v1]
     after = [
-        w for s in cert.shards for w in split.run_weights(s.weights, s.runs, R.DECL_OVERHEAD)
+        w for s in cert.shards for w in sizing.run_weights(s.weights, s.runs, R.DECL_OVERHEAD)
     ] + [root_v2]
     rendered = sum(len(s.entries) + len(s.aliases) for s in cert.shards)
     return {
@@ -86,7 +86,7 @@ def fmt(n: float) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", help="certificates whose archive name contains this")
-    ap.add_argument("--budget", type=int, default=split.BUDGET)
+    ap.add_argument("--budget", type=int, default=sizing.BUDGET)
     args = ap.parse_args(argv)
     print(f"## Lean declarations per published certificate (budget {fmt(args.budget)} steps)\n")
     print(

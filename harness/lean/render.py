@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.lean import model as M
-from harness.lean import split
+from harness.lean import sizing
 from harness.lean.certdata import CertData, RenderError, expand, read_certificate, render_progress
 from harness.lean.codec import action_text, position_text
 from harness.lean.corpus_module import corpus_records, model_records, render_corpus_text
@@ -108,7 +108,7 @@ def shard_trees(cert: CertData) -> list[M.Node | None]:
 
 
 def weigh(
-    cert: CertData, budget: int = split.BUDGET, max_items: int = CHUNK, progress: bool = True
+    cert: CertData, budget: int = sizing.BUDGET, max_items: int = CHUNK, progress: bool = True
 ) -> None:
     """Run the mirror of the Lean checker with the cost model on every rendered entry, fill
     each shard's ``weights``, ``weights_v1``, ``accepted`` and ``runs`` (declarations packed
@@ -137,7 +137,7 @@ def weigh(
             shard.accepted.append(ok)
             if bar is not None:
                 bar.update()
-        shard.runs = split.pack(shard.weights, budget, max_items, DECL_OVERHEAD)
+        shard.runs = sizing.pack(shard.weights, budget, max_items, DECL_OVERHEAD)
         trees.append(layout_tree(entries, shard.runs))
     if bar is not None:
         bar.close()
@@ -212,7 +212,7 @@ def shard_text(
                 "name": f"part{i}",
                 "statement": statement,
                 "entries": len(r),
-                "steps": split.run_weights(weights, [r], DECL_OVERHEAD)[0] if weights else 0,
+                "steps": sizing.run_weights(weights, [r], DECL_OVERHEAD)[0] if weights else 0,
             }
         )
 
@@ -243,7 +243,7 @@ def render_text(
     prefix: str = "Generated",
     corpus: list[dict] | None = None,
     chunk: int = CHUNK,
-    budget: int = split.BUDGET,
+    budget: int = sizing.BUDGET,
 ) -> Rendered:
     """Every module's text, without touching the disk (deterministic). Weighs the certificate
     with the cost model first if :func:`weigh` has not run (``chunk`` caps a declaration's
@@ -395,7 +395,7 @@ def render(
     corpus: str | os.PathLike[str] | None = None,
     check: bool = False,
     chunk: int = CHUNK,
-    budget: int = split.BUDGET,
+    budget: int = sizing.BUDGET,
 ) -> dict:
     """Render ``cert_dir`` (and optionally a corpus file) into ``out_dir``; return the summary.
 

@@ -26,8 +26,8 @@ entry. A position the expansion cannot find in the certificate is not rendered: 
 
 **Pieces.** The expanded set, sorted by key, is weighed entry by entry with the kernel cost
 model (:func:`weigh`: the closure check, every ``step`` and every membership lookup) and cut
-into consecutive key ranges by :func:`harness.lean.split.pack`, each under
-:data:`harness.lean.split.BUDGET` estimated steps and at most :data:`PIECE` positions; each
+into consecutive key ranges by :func:`harness.lean.sizing.pack`, each under
+:data:`harness.lean.sizing.BUDGET` estimated steps and at most :data:`PIECE` positions; each
 piece is checked by its own declaration. The pieces are the leaves of a balanced ``PieceIndex``
 (``SetX.lean``), so a lookup walks to the one piece whose key range holds the key and searches
 it alone: a declaration's cost does not grow with the number of pieces.
@@ -50,7 +50,7 @@ from harness.cert.format import (
 from harness.cert.nonwin_format import PLAYER_TEXT, parse_nonwin_entry, read_nonwin_index
 from harness.lean import model as M
 from harness.lean import nonwin_model as N
-from harness.lean import split
+from harness.lean import sizing
 from harness.lean.certdata import RenderError, action_of, render_progress
 from harness.lean.codec import Cfg, action_code, code_of_action, position_key
 from harness.lean.corpus_module import corpus_records, render_corpus_text
@@ -238,7 +238,7 @@ def expand(cert: NonWinData) -> None:
         nws.aliases = sorted((k, a, 0) for k, a in aliases.items())
 
 
-def weigh(cert: NonWinData, budget: int = split.BUDGET, piece: int = PIECE) -> None:
+def weigh(cert: NonWinData, budget: int = sizing.BUDGET, piece: int = PIECE) -> None:
     """Fill every set's ``weights`` (the cost model on each entry's closure check) and ``runs``
     (pieces packed by weight under ``budget``, at most ``piece`` entries). Lookups are weighed
     on a balanced tree of the whole set: the index and the piece it routes to are as deep, give
@@ -252,7 +252,7 @@ def weigh(cert: NonWinData, budget: int = split.BUDGET, piece: int = PIECE) -> N
             return N.in_index(cfg, s, t, m)
 
         nws.weights = [N.entry_cost(cfg, nws.player, mem, k, a)[1] for k, a, _ in entries]
-        nws.runs = split.pack(nws.weights, budget, piece, DECL_OVERHEAD)
+        nws.runs = sizing.pack(nws.weights, budget, piece, DECL_OVERHEAD)
 
 
 def _weighed(cert: NonWinData) -> None:
@@ -349,7 +349,7 @@ def render_text(
         tag = me.upper()
         side = side_name(me)
         parts = pieces(nws)
-        steps = split.run_weights(nws.weights, nws.runs, DECL_OVERHEAD) or [DECL_OVERHEAD]
+        steps = sizing.run_weights(nws.weights, nws.runs, DECL_OVERHEAD) or [DECL_OVERHEAD]
         alias_keys = {k for k, _, _ in nws.aliases}
         data_names = [f"{prefix}.NonWin{tag}{i:04d}" for i in range(len(parts))]
         set_module = f"{prefix}.Set{tag}"
@@ -502,7 +502,7 @@ def render_text(
             "statement": f"theorem {final} : {statement}",
             "axioms": list(ALLOWED_AXIOMS),
         },
-        "budget": split.BUDGET,
+        "budget": sizing.BUDGET,
         "modules": modules,
         "declarations": declarations,
     }

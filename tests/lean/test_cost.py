@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from harness.lean import certdata as lean_certdata
 from harness.lean import model as M
-from harness.lean import readback, split
+from harness.lean import readback, sizing
 from harness.lean import render as R
 from harness.lean import templating as lean_templating
 from harness.lean.codec import Cfg
@@ -79,9 +79,9 @@ def test_an_entry_with_more_replies_is_estimated_heavier():
     overhead=st.integers(0, 5),
 )
 def test_pack_covers_in_order_under_budget_with_fewest_runs(weights, budget, cap, overhead):
-    runs = split.pack(weights, budget, cap, overhead)
+    runs = sizing.pack(weights, budget, cap, overhead)
     assert [i for r in runs for i in r] == list(range(len(weights)))
-    for r, w in zip(runs, split.run_weights(weights, runs, overhead), strict=True):
+    for r, w in zip(runs, sizing.run_weights(weights, runs, overhead), strict=True):
         assert len(r) >= 1
         assert w <= budget or len(r) == 1
         assert cap is None or len(r) <= cap
@@ -104,7 +104,7 @@ def tiny(tmp_path_factory):
     return out / "cert"
 
 
-@pytest.mark.parametrize("budget", [40_000, 200_000, split.BUDGET])
+@pytest.mark.parametrize("budget", [40_000, 200_000, sizing.BUDGET])
 def test_declarations_stay_under_the_budget_and_still_check(tmp_path, tiny, budget):
     summary = R.render(tiny, tmp_path / "Generated", check=True, budget=budget)
     parts = [d for d in summary["declarations"] if ".Shard" in d["module"]]

@@ -14,7 +14,7 @@ from harness.cert.format import read_index
 from harness.lean import certdata as lean_certdata
 from harness.lean import corpus_module as lean_corpus_module
 from harness.lean import model as M
-from harness.lean import readback, split
+from harness.lean import readback, sizing
 from harness.lean import render as R
 from harness.lean.codec import Cfg
 from harness.rules import Ruleset
@@ -81,7 +81,7 @@ def test_render_a_4x4_certificate_of_each_edge(tmp_path, name):
     assert f"def cfg : Cfg := ⟨4, 4, {name.split('-')[2][1:]}, .{edge}⟩" in cert
     assert ("fall" in cert) == (edge == "ringout")
     assert "theorem geo_eq : geo = Geo.of cfg" in cert
-    assert all(d["estimated_steps"] <= split.BUDGET for d in summary["declarations"])
+    assert all(d["estimated_steps"] <= sizing.BUDGET for d in summary["declarations"])
     assert summary["theorem"]["statement"].startswith(
         "theorem initial_force_win : ForceWin (Geo.of ⟨4, 4"
     )
@@ -99,7 +99,7 @@ def test_published_4x4_torus_renders_and_checks(tmp_path):
     (cert_dir,) = tmp_path.glob("*/certificate")
     summary = R.render(cert_dir, tmp_path / "Generated", check=True)
     assert summary["declarations"]
-    assert max(d["estimated_steps"] for d in summary["declarations"]) <= split.BUDGET
+    assert max(d["estimated_steps"] for d in summary["declarations"]) <= sizing.BUDGET
 
 
 def test_a_reincarnation_certificate_renders_and_a_bogus_one_is_rejected(tmp_path):

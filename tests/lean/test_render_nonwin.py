@@ -16,7 +16,7 @@ from harness.cert.nonwin_format import write_nonwin
 from harness.lean import model as M
 from harness.lean import nonwin_model as N
 from harness.lean import render_nonwin as R
-from harness.lean import split
+from harness.lean import sizing
 from harness.rules import Position, Ruleset
 from harness.solver.retrograde import solve
 
@@ -124,7 +124,7 @@ def test_every_declaration_is_under_budget(name, request):
     summary = R.render_text(cert, "Generated").summary
     decls = summary["declarations"]
     checks = [d for d in decls if d["theorem"].endswith(".checked")]
-    assert checks and all(0 < d["estimated_steps"] <= split.BUDGET for d in decls)
+    assert checks and all(0 < d["estimated_steps"] <= sizing.BUDGET for d in decls)
     assert sum(d["entries"] for d in checks) == sum(len(s.expanded()) for s in cert.sets)
     assert {d["theorem"] for d in decls} >= {"Generated.Cert.geo_eq", "Generated.Main.x_root"}
 

@@ -1,4 +1,4 @@
-"""Split weighted work into kernel-sized declarations.
+"""Size weighted work into kernel-sized declarations.
 
 The Lean kernel keeps every intermediate ``whnf`` of one declaration in memory, so a
 ``decide +kernel`` declaration must stay under a budget of estimated reduction steps
