@@ -73,7 +73,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--key",
         type=Path,
         default=None,
-        help="the signer's public key (default: the .pub of the default key)",
+        help="the signer's public key (default: the key the envelope names, from the "
+        "published folder's keys/, ./manifests/keys, this checkout's manifests/keys, then "
+        "your own key)",
     )
     mv.add_argument(
         "--files",
@@ -235,13 +237,36 @@ def _naming(path: Path, exc: Exception) -> str:
     return text if text.startswith(str(path.with_suffix(""))) else f"{path}: {text}"
 
 
+def _verifying_key(args: argparse.Namespace) -> tuple:
+    """The key to check ``args.file`` with and where it came from: ``--key``, else the key its
+    envelope names, looked up in the published keys and then the user's own key."""
+    from harness.manifest.manifest import envelope_path
+    from harness.manifest.published import claimed_signer, key_folders, signer_key
+
+    if args.key is not None:
+        try:
+            return load_public(args.key), f"--key {args.key}"
+        except KeyFileError as exc:
+            raise HarnessError(str(exc)) from None
+    claimed = claimed_signer(envelope_path(args.file))
+    if claimed is None:
+        if not args.file.is_file():
+            raise HarnessError(f"{args.file}: no such manifest")
+        raise HarnessError(f"{envelope_path(args.file)}: no readable signature to name its key")
+    found = signer_key(claimed, args.file)
+    if found is None:
+        where = ", ".join(str(f) for f in key_folders(args.file)) or "no keys/ folder found"
+        raise HarnessError(
+            f"{args.file}: signed by key {claimed[:16]}, which is neither in the published keys "
+            f"({where}) nor your own key; pass --key SIGNER.pub"
+        )
+    return found.public, f"key {found.path}"
+
+
 def _manifest_verify(args: argparse.Namespace) -> int:
     from harness.manifest.manifest import check_files
 
-    try:
-        public = load_verifying_key(args.key)
-    except KeyFileError as exc:
-        raise HarnessError(str(exc)) from None
+    public, used = _verifying_key(args)
     try:
         doc, _ = read_signed(args.file, public)
     except dsse.SignatureError as exc:
@@ -253,7 +278,7 @@ def _manifest_verify(args: argparse.Namespace) -> int:
         raise HarnessError(f"{exc.filename or args.file}: cannot read: {exc.strerror}") from None
     print(
         f"signature OK: {doc['kind']} manifest of {doc.get('ruleset', '?')}, "
-        f"verdict {doc.get('verdict', '?')}, signed by {keyid(public)[:16]}"
+        f"verdict {doc.get('verdict', '?')}, signed by {keyid(public)[:16]} ({used})"
     )
     if args.files is not None:
         if not args.files.is_dir():
@@ -325,7 +350,7 @@ def _audit(args: argparse.Namespace) -> int:
         expected_output=expected,
     )
     from harness.manifest.fsutil import sha256_file
-    from harness.manifest.published import publisher_keys
+    from harness.manifest.published import key_folders, own_key, publisher_keys
 
     if not args.archive.is_file():
         raise UnusableInput(f"{args.archive}: no such archive")
@@ -336,12 +361,13 @@ def _audit(args: argparse.Namespace) -> int:
         except KeyFileError as exc:
             raise HarnessError(str(exc)) from None
     else:
-        beside = args.archive.resolve().parent.parent / "keys"  # manifests/archives -> keys
-        folders = args.keys or [Path("manifests/keys"), beside]
         for folder in args.keys or []:
             if not folder.is_dir():
                 raise HarnessError(f"--keys {folder}: no such folder")
-        published = publisher_keys(*folders)
+        published = publisher_keys(*(args.keys or key_folders(args.archive)))
+        mine = own_key()
+        if not args.keys and mine is not None:
+            published.setdefault(mine.keyid, mine)  # the user's own key comes last
     sign_key = signing_key_or_new(args.sign_key)
     out = args.out or Path("out/audit") / sha256_file(args.archive)
     auditor = Auditor(

@@ -14,9 +14,17 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+import harness
 from harness.bounded import read_regular
 from harness.manifest import dsse
-from harness.manifest.keys import KeyFileError, keyid, load_public
+from harness.manifest.keys import (
+    KeyFileError,
+    default_key_path,
+    keyid,
+    load_private,
+    load_public,
+    public_path,
+)
 
 KEYS_DIR = "keys"
 
@@ -56,6 +64,53 @@ def publisher_keys(*folders: Path | None) -> dict[str, PublisherKey]:
                 continue  # not a key: it vouches for nothing
             found.setdefault(keyid(public), PublisherKey(path, public, keyid(public)))
     return found
+
+
+# The published folder of the checkout the running package comes from (absent in a wheel).
+CHECKOUT_MANIFESTS = Path(harness.__file__).resolve().parents[1] / "manifests"
+
+
+def key_folders(record: Path | None = None) -> list[Path]:
+    """Where the signer of ``record`` (a manifest or an archive) is looked for, in order:
+    the ``keys/`` of the published folder it lies in (``manifests/X.yaml`` and
+    ``manifests/archives/X.zip`` both give ``manifests/keys``), ``manifests/keys`` of the
+    working folder, and that of the checkout the running package comes from. Each folder
+    once; folders that do not exist are left out.
+    """
+    folders = []
+    if record is not None:
+        here = Path(record).absolute().parent
+        folders.append(here / KEYS_DIR)
+        if here.name == ARCHIVES_DIR:
+            folders.append(here.parent / KEYS_DIR)
+    folders += [Path("manifests", KEYS_DIR).absolute(), CHECKOUT_MANIFESTS / KEYS_DIR]
+    unique = dict.fromkeys(f.resolve() for f in folders if f.is_dir())
+    return list(unique)
+
+
+def own_key() -> PublisherKey | None:
+    """The user's own key (the public half of :func:`default_key_path`), when there is one."""
+    private = default_key_path()
+    try:
+        public = load_public(public_path(private))
+    except (KeyFileError, OSError):
+        try:
+            public = load_private(private).public
+        except (KeyFileError, OSError):
+            return None
+    return PublisherKey(public_path(private), public, keyid(public))
+
+
+def signer_key(claimed: str | None, record: Path | None = None) -> PublisherKey | None:
+    """The public key with the id an envelope claims: from :func:`key_folders` of ``record``,
+    else the user's own key; None when neither holds it (or nothing is claimed)."""
+    if claimed is None:
+        return None
+    found = publisher_keys(*key_folders(record)).get(claimed)
+    if found is not None:
+        return found
+    mine = own_key()
+    return mine if mine is not None and mine.keyid == claimed else None
 
 
 def key_file_name(key_id: str) -> str:
