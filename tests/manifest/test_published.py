@@ -8,8 +8,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
 from harness.cli import main
 from harness.manifest.keys import default_key_path, generate, public_path
 from harness.manifest.manifest import envelope_path, write_manifest
