@@ -21,6 +21,7 @@ import importlib.util
 import os
 import sys
 import tempfile
+import textwrap
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -141,11 +142,36 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """Wraps a description or epilog paragraph by paragraph, and keeps a paragraph with
+    indented lines (a table of exit codes, a list of examples) exactly as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        paragraphs = []
+        for para in text.strip("\n").split("\n\n"):
+            lines = para.splitlines()
+            if any(line.startswith(" ") for line in lines):
+                paragraphs.append("\n".join(indent + line for line in lines))
+            else:
+                paragraphs.append(
+                    textwrap.fill(
+                        " ".join(para.split()),
+                        width,
+                        initial_indent=indent,
+                        subsequent_indent=indent,
+                    )
+                )
+        return "\n\n".join(paragraphs)
+
+
 def add_exit_codes(parser: argparse.ArgumentParser) -> None:
-    """Append :data:`EXIT_CODES` to the ``--help`` of every command below ``parser``."""
+    """Append :data:`EXIT_CODES` to the ``--help`` of every command below ``parser``, and
+    format every help with :class:`HelpFormatter`."""
+    parser.formatter_class = HelpFormatter
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub in set(action.choices.values()):
+                sub.formatter_class = HelpFormatter
                 if EXIT_CODES not in (sub.epilog or ""):
                     sub.epilog = f"{sub.epilog}\n\n{EXIT_CODES}" if sub.epilog else EXIT_CODES
                 add_exit_codes(sub)

@@ -18,13 +18,16 @@ EXIT_OPEN = 5  # an open result: the budget ran out before a proof
 EXIT_INTERNAL = 70  # a bug (sysexits' EX_SOFTWARE): one line here, the traceback in a log
 EXIT_INTERRUPTED = 130  # SIGINT, as a shell reports it
 
-EXIT_CODES = (
-    "exit codes (every command): 0 success; 1 a check rejected something, or no win within "
-    "the stated bound; 2 unusable input or environment (bad id, position or path, I/O error, "
-    "disk full, permission, locked by another run); 3 a budget ran out (state kept) or "
-    "INCOMPLETE; 4 no Lean toolchain; 5 an open result; 70 internal error (a bug: the "
-    "message names a log file with the traceback); 130 interrupted."
-)
+EXIT_CODES = """exit codes (every command):
+  0    success
+  1    a check rejected something, or no win within the stated bound
+  2    unusable input or environment (bad id, position or path, I/O error, disk full,
+       permission, locked by another run)
+  3    a budget ran out (state kept), or INCOMPLETE
+  4    no Lean toolchain
+  5    an open result
+  70   internal error (a bug: the message names a log file with the traceback)
+  130  interrupted"""
 
 
 class HarnessError(Exception):

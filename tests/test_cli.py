@@ -30,6 +30,19 @@ def test_every_command_help_gives_the_exit_codes():
     assert {"verify", "check", "certify", "solve", "actions", "step", "audit", "site"} <= set(names)
 
 
+def test_every_help_lists_the_exit_codes_one_per_line_and_reads_as_plain_text():
+    for name, sub in _commands(build_parser()):
+        text = sub.format_help()
+        assert "\n  0    success\n" in text and "\n  130  interrupted" in text, name
+        assert "``" not in text and ":func:" not in text and ":mod:" not in text, name
+
+
+def test_every_option_of_results_has_help():
+    results = dict(_commands(build_parser()))["results"]
+    for action in results._actions:
+        assert action.help, action.option_strings
+
+
 def test_readme_gives_the_same_exit_codes():
     from pathlib import Path
 

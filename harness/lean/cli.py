@@ -162,7 +162,6 @@ def register_lean(subparsers: argparse._SubParsersAction) -> argparse.ArgumentPa
         "toolchain, in dependency order, under a memory cap and a timeout; check their "
         "axioms and GUARD_HITS; write a JSON result.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_limit_arguments(parser)
     parser.add_argument(

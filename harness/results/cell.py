@@ -14,7 +14,8 @@ A spent budget gives an **open** record: the budget, the seconds spent and how d
 got. Every record has ``status`` (``published``, ``certified``, ``open`` or ``failed``),
 ``value`` (``x``, ``o``, ``draw`` or None), ``plies``, ``entries``, ``bytes`` (of the
 certificate's shards), ``certify_seconds``, ``check_seconds``, ``kernel_steps`` (None: no cost
-model yet) and ``lean`` (what happened to the Lean step).
+model yet), ``lean`` (what happened to the Lean step) and ``source`` (``reused`` for a
+published record read back, else ``computed``).
 
 >>> run_cell("pop1-4x4-c8-nonsense", 1)["status"]
 'failed'
@@ -56,6 +57,7 @@ def cell_record(ruleset: str, budget: float | None, **fields) -> dict:
         "seconds": None,
         "reached": None,
         "detail": "",
+        "source": "computed",  # or "reused": read from the published record, not rerun
     }
     base.update(fields)
     return base
@@ -154,7 +156,7 @@ def run_cell(
     if not rerun:
         found = published_record(rs.id, manifests)
         if found is not None and found["status"] == "published":
-            return found
+            return {**found, "source": "reused"}
     from harness.verify.stages import HarnessRunner
 
     runner = runner or HarnessRunner()

@@ -28,17 +28,37 @@ from harness.cluster.tasks import TaskQueue
 from harness.errors import EXIT_FAILED, EXIT_OK, HarnessError
 from harness.results.cell import cell_record, cell_text, run_cell
 from harness.results.matrix import EDGES, MATRICES, cells_of
+from harness.results.published import (
+    generated_block,
+    read_published,
+    summary_markdown,
+    tables_markdown,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "results",
         help="verify every cell of a matrix of rulesets and publish the results table",
-        description=__doc__.split("\n\n")[0],
-        epilog="exit codes: 0 every cell has a record (certified, published or open); "
-        "1 some cell failed; 2 bad input",
+        description="Verify every cell of a named matrix of rulesets and publish the table.",
+        epilog="a cell already published is reused (read back, not recomputed) unless --rerun;\n"
+        "--published prints what manifests/ holds (the README's and docs/results.md's tables)\n"
+        "\nexit codes of results:\n"
+        "  0  every cell has a record (certified, published or open)\n"
+        "  1  some cell failed\n"
+        "  2  bad input",
     )
-    p.add_argument("--matrix", default="default", choices=sorted(MATRICES))
+    p.add_argument(
+        "--published",
+        action="store_true",
+        help="run nothing: print what the signed records in MANIFESTS prove, as Markdown",
+    )
+    p.add_argument(
+        "--matrix",
+        default="default",
+        choices=sorted(MATRICES),
+        help="which rulesets: issue (c8 on 4x4, 5x5, 6x6, 3x3), small (c3-c6) or default (both)",
+    )
     p.add_argument(
         "--only",
         action="append",
@@ -52,8 +72,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="S",
         help="seconds each of solve and certify may spend per cell (default 300)",
     )
-    p.add_argument("--work", type=Path, default=Path("out/results"), metavar="DIR")
-    p.add_argument("--manifests", type=folder_path, default=Path("manifests"), metavar="DIR")
+    p.add_argument(
+        "--work",
+        type=Path,
+        default=Path("out/results"),
+        metavar="DIR",
+        help="where the cells' runs and the table go (default: out/results)",
+    )
+    p.add_argument(
+        "--manifests",
+        type=folder_path,
+        default=Path("manifests"),
+        metavar="DIR",
+        help="the published folder to reuse cells from and publish to (default: manifests)",
+    )
     p.add_argument("--key", type=Path, default=None, help="private signing key")
     p.add_argument(
         "--publish",
@@ -109,6 +141,12 @@ def table(records: list[dict]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.published:
+        rows = read_published(args.manifests)
+        print(generated_block("summary", summary_markdown(rows)))
+        print()
+        print(generated_block("tables", tables_markdown(rows)))
+        return EXIT_OK
     try:
         cells = cells_of(args.matrix, args.only)
     except ValueError as exc:
@@ -152,7 +190,9 @@ def run(args: argparse.Namespace) -> int:
                 rerun=args.rerun,
             )
             records.append(record)
-        print(f"    {record['status']}: {cell_text(record)}", file=sys.stderr)
+        how = "reused: the published record, --rerun recomputes it"
+        how = how if record.get("source") == "reused" else "computed"
+        print(f"    {record['status']} ({how}): {cell_text(record)}", file=sys.stderr)
         if args.json:
             print(json.dumps(record))
     write_table(args.work, args.matrix, records, only=args.only)

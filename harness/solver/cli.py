@@ -68,7 +68,8 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "solve",
         help="solve a ruleset: value, plies and reachable positions of the initial position",
-        description=__doc__.split("\n\n")[0]
+        description="The value of a ruleset's initial position: a strong solve (retrograde or "
+        "compact) or a proof search (proof or pns); --method auto picks by a counting bound."
         + " Exit codes: 0 solved, 2 unusable input, 3 a budget ran out.",
     )
     p.add_argument(
