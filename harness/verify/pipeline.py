@@ -113,6 +113,12 @@ class VerifyReport:
     published: Path | None
     doc: dict = field(default_factory=dict)
     comparison: Comparison | None = None
+    no_record: str | None = None  # why there was nothing to compare with
+
+    def comparison_line(self) -> str | None:
+        """REPRODUCED or DIFFERS with the fields, or why nothing was compared (a run that
+        failed or stayed open is compared with nothing)."""
+        return self.comparison.line() if self.comparison is not None else self.no_record
 
 
 class _Failed(Exception):
@@ -179,6 +185,7 @@ class Pipeline:
         self.say = say or (lambda line: print(line, file=sys.stderr))
         self.steps: list[Step] = []
         self.facts: dict = {}
+        self.no_record: str | None = None
         if not re.fullmatch(r"[A-Za-z0-9_.-]+", ruleset) or ruleset.startswith("."):
             raise HarnessError(f"ruleset {ruleset!r}: not a ruleset id")
         self.final = self.work_root / ruleset
@@ -186,8 +193,19 @@ class Pipeline:
 
     # -- running steps --------------------------------------------------------------------
 
+    def _shown(self, text: str) -> str:
+        """``text`` with the run's folder as it will be named when the run has finished (it
+        is written as ``RULESET.partial`` and renamed at the end), relative when it can be."""
+        final = self.final
+        try:
+            final = final.relative_to(Path.cwd())
+        except ValueError:
+            pass
+        return text.replace(str(self.work), str(final))
+
     def _cmd(self, name: str, args: list[str]) -> Completed:
-        self.say(f"[{len(self.steps) + 1}] {name}: python -m harness {' '.join(args)}")
+        shown = self._shown(" ".join(args))
+        self.say(f"[{len(self.steps) + 1}] {name}: python -m harness {shown}")
         return self.runner.run(args)
 
     def _scrub(self, text: str) -> str:
@@ -554,11 +572,9 @@ class Pipeline:
         published = record_path(self.manifests, self.ruleset)
         if not published.is_file():
             where = published if self.manifests.is_dir() else f"{self.manifests}/ (no such folder)"
-            self.say(f"no published record to compare with: none at {where}")
+            self.no_record = f"no published record to compare with: none at {where}"
             return None
-        found = compare(doc, published, publisher_keys(self.manifests / "keys"))
-        self.say(found.line())
-        return found
+        return compare(doc, published, publisher_keys(self.manifests / "keys"))
 
     def run(self) -> VerifyReport:
         """The whole run, holding the lock of this ruleset's work folder throughout: a second
@@ -639,4 +655,5 @@ class Pipeline:
             published,
             doc,
             comparison,
+            self.no_record,
         )

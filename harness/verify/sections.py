@@ -188,15 +188,19 @@ def replay_section(replay: dict | None) -> dict:
     }
 
 
-def summary_table(steps: list[Step]) -> str:
-    """The end-of-run table: one row per step.
+def summary_table(steps: list[Step], details: bool = True) -> str:
+    """The end-of-run table: one row per step (its detail too, unless ``details`` is False).
 
     >>> print(summary_table([Step("solve", "passed", 1.25, "x wins")]))
     step      status    seconds  detail
     solve     passed        1.2  x wins
+    >>> print(summary_table([Step("solve", "passed", 1.25, "x wins")], details=False))
+    step      status    seconds
+    solve     passed        1.2
     """
-    lines = [f"{'step':<9} {'status':<8} {'seconds':>8}  detail"]
+    lines = [f"{'step':<9} {'status':<8} {'seconds':>8}" + ("  detail" if details else "")]
     for s in steps:
         secs = "" if s.seconds is None else f"{s.seconds:.1f}"
-        lines.append(f"{s.name:<9} {s.status:<8} {secs:>8}  {s.detail}")
+        row = f"{s.name:<9} {s.status:<8} {secs:>8}"
+        lines.append(f"{row}  {s.detail}" if details else row)
     return "\n".join(lines)

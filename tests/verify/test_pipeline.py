@@ -172,6 +172,34 @@ def test_cli_verify_makes_the_default_key_on_a_fresh_machine(tmp_path, capsys):
     assert not (tmp_path / "m").exists()  # a run is not a publication
 
 
+def test_cli_verify_says_each_fact_once(tmp_path, capsys, monkeypatch):
+    """The real stages, no published record: each step's detail once, the missing record
+    once, and only paths that exist after the run."""
+    monkeypatch.chdir(tmp_path)
+    code = main(["verify", "--manifests", str(tmp_path / "m")])
+    assert code in (0, 3)
+    captured = capsys.readouterr()
+    text = captured.out + captured.err
+    assert ".partial" not in text
+    assert text.count("no published record to compare with") == 1
+    assert text.count("no Lean toolchain") <= 1  # once, where Lean is missing
+    assert text.count("certificate accepted by the Python checker") == 1
+    run = tmp_path / "out" / "verify" / "pop1-4x4-c8-torus-continue-binempty-king-nozero-nojump"
+    assert f"--out {run.relative_to(tmp_path)}/certificate" in text
+    assert (run / "certificate").is_dir()
+
+
+def test_cli_verify_says_reproduced_once(tmp_path, capsys, monkeypatch):
+    import shutil
+
+    published = tmp_path / "manifests"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "manifests", published)
+    monkeypatch.chdir(tmp_path)
+    assert main(["verify"]) in (0, 3)
+    captured = capsys.readouterr()
+    assert (captured.out + captured.err).count("REPRODUCED") == 1
+
+
 def test_lean_project_copy_skips_build_output(tmp_path):
     from harness.verify.sections import copy_lean_project
 
