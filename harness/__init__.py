@@ -14,3 +14,17 @@ The package is laid out by stage of the data flow (see ``docs/architecture.md``)
 """
 
 __version__ = "0.1.0"
+
+# The Python API (harness.api), imported on first use so that ``import harness`` stays light.
+API = ("solve", "certify", "check", "verify")
+
+
+def __getattr__(name: str):
+    if name in API:
+        from harness import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'harness' has no attribute {name!r}")
+
+
+__all__ = ["__version__", *API]

@@ -26,12 +26,13 @@ from harness.atomic import staging_dir
 from harness.cert.nonwin_format import FORMAT as NONWIN_FORMAT
 from harness.cert.nonwin_format import index_format
 from harness.errors import HarnessError
+from harness.results.matrix import EDGES
 from harness.rules import RESEARCH_RULESET
 from harness.rules.ruleset import Ruleset
 from harness.site import codeview, diagrams
 from harness.site.artifacts import Result, Sources, collect_results
 from harness.site.draw_line import draw_line
-from harness.site.grid import results_grids
+from harness.site.grid import index_grid, proven_today_html, results_grids
 from harness.site.howto import how_it_plays
 from harness.site.replay import certified_line
 from harness.site.solved import SOLVED_RULESETS, SolvedTable, build_tables, index_json
@@ -132,6 +133,9 @@ def render_pages(
         "results": [],
         "rules_doc_href": RULES_DOC_PAGE if RULES_DOC.is_file() else "rules.html",
         "grids": [],
+        "index_grid": [],
+        "proven_today": "",
+        "edges": list(EDGES),
         **(extra or {}),
     }
     out: dict[str, str] = {}
@@ -181,10 +185,13 @@ def build_site(
 
 def _build(out: Path, pages, sources: Sources, tables, results: list[Result]) -> list[Path]:
     keys = _published_keys(sources)
+    summaries = [result_summary(r) for r in results]
     extra = {
         "solved_index": index_json(tables),
         "solved": [t.meta for t in tables],
-        "results": [result_summary(r) for r in results],
+        "results": summaries,
+        "index_grid": index_grid(summaries),
+        "proven_today": proven_today_html(summaries),
         "grids": results_grids(sources.manifests_dir, {r.ruleset for r in results}),
         "sources": {
             "from_dir": str(sources.from_dir) if sources.from_dir else None,

@@ -18,8 +18,13 @@ from harness.results.cell import cell_text
 from harness.results.matrix import EDGES
 
 
-def grid_rows(records: list[dict], published: set[str] | frozenset = frozenset()) -> list[dict]:
-    """Rows ``{row, cells: [cell or None per edge]}`` in the table's order."""
+def grid_rows(
+    records: list[dict],
+    published: set[str] | frozenset = frozenset(),
+    pages: dict[str, str] | None = None,
+) -> list[dict]:
+    """Rows ``{row, cells: [cell or None per edge]}`` in the table's order. A cell links to
+    its page in ``pages`` (a replay), else to its manifest when it is ``published``."""
     rows: dict[str, dict[str, dict]] = {}
     for r in records:
         parts = str(r.get("ruleset", "")).split("-")
@@ -36,10 +41,63 @@ def grid_rows(records: list[dict], published: set[str] | frozenset = frozenset()
             "text": cell_text(r),
             "plies": r.get("plies"),
             "entries": r.get("entries"),
-            "href": f"results/{r['ruleset']}/manifest.yaml" if r["ruleset"] in published else None,
+            "href": (pages or {}).get(r["ruleset"])
+            or (f"results/{r['ruleset']}/manifest.yaml" if r["ruleset"] in published else None),
             "lean": r.get("lean"),
         }
     return [{"row": row, "cells": [cells.get(e) for e in EDGES]} for row, cells in rows.items()]
+
+
+def index_grid(summaries: list[dict]) -> list[dict]:
+    """The home page's grid: every result shown on the site with its value, draws included,
+    each cell linking to its replay; rows in board order."""
+    records = [
+        {
+            "ruleset": r["ruleset"],
+            "status": "published" if r["status"] in ("proved", "certified") else r["status"],
+            "value": r["value"],
+            "plies": r["plies"],
+            "entries": (r.get("certificate") or {}).get("entries"),
+        }
+        for r in summaries
+        if not r.get("local")
+    ]
+    rows = grid_rows(records, pages={r["ruleset"]: r["page"] for r in summaries if r.get("page")})
+    return sorted(rows, key=lambda row: _board_key(row["row"]))
+
+
+def _board_key(row: str) -> tuple:
+    board, checkers = row.split()
+    r, c = board.split("x")
+    return int(r), int(c), int(checkers.lstrip("c"))
+
+
+def proven_today_html(summaries: list[dict]) -> str:
+    """The "What is proven today" paragraphs (the README's, counted the same way) as HTML,
+    over the published results the site shows."""
+    from markdown_it import MarkdownIt
+
+    from harness.results.published import Published, summary_markdown
+
+    rows = [
+        Published(
+            ruleset=r["ruleset"],
+            value=str(r["value"]),
+            plies=r["plies"],
+            entries=(r.get("certificate") or {}).get("entries"),
+            python_check=str(_python_check(r).get("status")),
+            lean=str((r.get("lean") or {}).get("status")),
+            verdict=str(r.get("verdict")),
+            signer=str(r.get("signer") or "")[:16],
+        )
+        for r in summaries
+        if not r.get("local") and r["status"] in ("proved", "certified")
+    ]
+    return MarkdownIt("commonmark").render(summary_markdown(rows)) if rows else ""
+
+
+def _python_check(summary: dict) -> dict:
+    return (summary.get("certificate") or {}).get("python_check") or {}
 
 
 def results_grids(manifests: Path | None, published: set[str]) -> list[dict]:

@@ -161,6 +161,17 @@ def _check_out(out: Path | None) -> None:
 
 
 def run(args) -> int:
+    report = solve_report(args)
+    if args.json:
+        print(json.dumps(report))
+    else:
+        _print_text(report)
+    return 0
+
+
+def solve_report(args) -> dict:
+    """Solve as the parsed ``args`` say and return the report ``solve --json`` prints (what
+    :func:`harness.api.solve` returns)."""
     rs = Ruleset.from_id(args.ruleset)  # RulesetError (a ValueError) names the field
     _check_out(args.out)
     spec = cluster_spec(args)
@@ -202,11 +213,7 @@ def run(args) -> int:
         report = _prove(rs, args) if args.method == "proof" else _pns(rs, args)
     else:
         report = _retrograde(rs, args, compact=args.method == "compact")
-    if args.json:
-        print(json.dumps(report))
-    else:
-        _print_text(report)
-    return 0
+    return report
 
 
 def _retrograde(rs: Ruleset, args, compact: bool = False) -> dict:

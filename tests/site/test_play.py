@@ -271,7 +271,7 @@ def test_ruleset_fields_and_identifier(page):
     assert page.locator("#board .sq").count() == 24
     page.fill("#ruleset-id", "pop1-9x9-c8-torus-continue-binempty-king-nozero-nojump")
     page.click("#ruleset-form button[type=submit]")
-    assert "board" in page.text_content("#error")
+    assert "board" in page.text_content("#ruleset-error")
     assert page.get_attribute("#board", "data-ruleset").startswith("pop1-4x6")
     page.click("#research")
     assert page.get_attribute("#board", "data-ruleset") == RESEARCH
@@ -351,8 +351,8 @@ def test_hash_selects_ruleset_and_position(page, screenshot_dir):
     assert board_position(page) == position
     page.screenshot(path=str(screenshot_dir / "play-hash-klein.png"), full_page=True)
     page.goto(f"{page.site_url}play.html#ruleset=pop1-nonsense")
-    page.wait_for_selector("#error:not([hidden])")
-    assert "ruleset" in page.text_content("#error")
+    page.wait_for_selector("#ruleset-error:not([hidden])")
+    assert "ruleset" in page.text_content("#ruleset-error")
     assert page.get_attribute("#board", "data-ruleset") == RESEARCH
 
 

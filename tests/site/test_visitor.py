@@ -1,7 +1,7 @@
 """The site as a visitor meets it, in headless Chromium, built from the repository's own
 publication (``manifests/``, nothing re-run): every page at a desktop (1280×800) and a phone
 (390×844) width without sideways scrolling, zero axe-core violations on every page, the
-replay's poster and first position, the rules' code side by side, the focus ring, the marks
+replay's first position, the rules' code side by side, the focus ring, the marks
 on pushed checkers, and a click made during an animation.
 
 axe-core comes from npm (``package.json``, ``npm ci``); the tests that need it skip, saying
@@ -124,24 +124,78 @@ def test_python_and_lean_side_by_side_on_a_desktop(visitor):
         assert lean_top > py_top and lean_left == py_left, boxes
 
 
-def test_the_replay_opens_on_the_poster_then_plays_from_the_first_position(visitor):
+@pytest.mark.parametrize("visitor", ["desktop", "phone"], indirect=True)
+def test_the_replay_opens_on_the_first_position_with_the_board_in_view(visitor):
+    """At 1280x800 and 390x844: the empty board first, back controls off and forward on,
+    the board above the fold, the rules' code folded until asked for."""
     page = visitor
     ruleset = PUBLISHED[0]
     page.goto(f"{page.site_url}replay-{ruleset}.html")
     page.wait_for_function("() => document.getElementById('replay-board').dataset.position")
     data = json.loads(page.text_content("#replay-data"))
     board = "#replay-board"
-    assert page.get_attribute(board, "data-poster") == "true"
-    assert page.get_attribute(board, "data-position") == data["steps"][-1]["after"]
-    assert "end of the line" in page.text_content("#rp-counter")
+    assert page.get_attribute(board, "data-step") == "0"
+    rs = Ruleset.from_id(ruleset)
+    assert page.get_attribute(board, "data-position") == Position.initial(rs).text(rs)
+    assert page.is_disabled("#rp-first") and page.is_disabled("#rp-prev")
+    assert page.is_enabled("#rp-next") and page.is_enabled("#rp-last")
+    box = page.locator(board).bounding_box()
+    if page.width >= 900:  # the whole board in the first screen of a desktop
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 800, box
+    else:  # on a phone, the board starts in the first screen
+        assert 0 <= box["y"] < 844, box
     page.click("#rp-next")
-    assert page.get_attribute(board, "data-poster") == "false"
     assert page.get_attribute(board, "data-step") == "1"
     assert page.get_attribute(board, "data-position") == data["steps"][0]["after"]
+    assert page.is_enabled("#rp-prev")
     page.click("#rp-last")
+    assert page.is_disabled("#rp-next") and page.is_disabled("#rp-last")
+    assert "end of the line" in page.text_content("#rp-counter")
     page.click("#rp-play")  # from the end: the first position again
     assert page.get_attribute(board, "data-step") in ("0", "1")
     page.keyboard.press(" ")
+    code = page.locator("#rule-list pre").first
+    assert not code.is_visible()
+    page.locator("#rule-list details.code-fold > summary").first.click()
+    assert code.is_visible()
+
+
+@pytest.mark.parametrize("visitor", ["desktop", "phone"], indirect=True)
+def test_a_bad_ruleset_on_play_is_said_beside_its_field(visitor):
+    page = visitor
+    page.goto(f"{page.site_url}play.html#ruleset={RESEARCH}")
+    page.wait_for_function(LOADED, arg=RESEARCH)
+    field = page.locator("#ruleset-id")
+    field.scroll_into_view_if_needed()
+    field.fill("pop1-4x4-c8-moebius-continue-binempty-king-nozero-nojump")
+    page.click("#ruleset-form button[type=submit]")
+    error = page.locator("#ruleset-error")
+    assert error.is_visible() and "moebius" in error.text_content()
+    assert field.get_attribute("aria-invalid") == "true"
+    f, e = field.bounding_box(), error.bounding_box()
+    assert 0 <= e["y"] - (f["y"] + f["height"]) < 80, (f, e)  # right under the field
+    viewport = page.viewport_size["height"]
+    assert e["y"] + e["height"] <= viewport, (e, viewport)  # and on screen
+    assert page.get_attribute("#board", "data-ruleset") == RESEARCH  # the game goes on
+    field.fill(RESEARCH.replace("c8", "c4"))
+    page.click("#ruleset-form button[type=submit]")
+    assert not error.is_visible() and field.get_attribute("aria-invalid") is None
+
+
+def test_the_home_page_says_what_is_proven_and_shows_every_value(visitor):
+    page = visitor
+    page.goto(f"{page.site_url}index.html")
+    text = page.text_content("#proven-today + .proven-today")
+    assert f"{len(PUBLISHED)} results are published" in text
+    assert "Lean kernel has checked 0" in text or "Lean kernel checked all" in text
+    cells = page.locator("#index-results td[data-ruleset]").all()
+    shown = {c.get_attribute("data-ruleset"): c.get_attribute("data-value") for c in cells}
+    assert set(PUBLISHED) <= set(shown)
+    values = [shown[r] for r in PUBLISHED]
+    assert set(values) == {"x", "o", "draw"}
+    draw = page.locator("#index-results td[data-value=draw] a").first
+    assert draw.text_content().startswith("draw")
+    assert draw.get_attribute("href").startswith("replay-")
 
 
 def _pushed_by_python(rs: Ruleset, pos: Position, action: Action) -> list[str]:

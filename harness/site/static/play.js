@@ -91,7 +91,7 @@ function loadFromHash() {
   try {
     rs = P.parseRuleset(id);
   } catch (e) {
-    showError(e.message);
+    showRulesetError(e.message, id);
     rs = P.parseRuleset(P.DEFAULT_RULESET_ID);
   }
   let start = null;
@@ -109,7 +109,10 @@ function loadFromHash() {
 function startGame(rs, start = null, { keepError = false } = {}) {
   finishAnimation();
   cancelComputer();
-  if (!keepError) clearError();
+  if (!keepError) {
+    clearError();
+    clearRulesetError();
+  }
   const rebuild = !state.rs || state.rs.rows !== rs.rows || state.rs.cols !== rs.cols;
   state.rs = rs;
   state.game = new P.Game(rs, start);
@@ -124,13 +127,34 @@ function startGame(rs, start = null, { keepError = false } = {}) {
 }
 
 function applyRulesetText(text) {
+  let rs;
   try {
-    const rs = P.parseRuleset(text.trim());
-    setHashRuleset(rs.id);
-    startGame(rs);
+    rs = P.parseRuleset(text.trim());
   } catch (e) {
-    showError(e.message);
+    showRulesetError(e.message, text);
+    return;
   }
+  clearRulesetError();
+  setHashRuleset(rs.id);
+  startGame(rs);
+}
+
+// A ruleset that cannot be read is said beside the field that holds it, not far below.
+function showRulesetError(message, text) {
+  const input = $("ruleset-id");
+  input.value = text;
+  input.setAttribute("aria-invalid", "true");
+  const el = $("ruleset-error");
+  el.textContent = message;
+  el.hidden = false;
+  el.scrollIntoView({ block: "nearest" });
+}
+
+function clearRulesetError() {
+  $("ruleset-id").removeAttribute("aria-invalid");
+  const el = $("ruleset-error");
+  el.textContent = "";
+  el.hidden = true;
 }
 
 function setHashRuleset(id) {

@@ -36,9 +36,8 @@ let problem = null;
   }
 }
 
-// The page opens on a poster: the line's last frame (the win), until a control is used; then
-// the replay runs from the first position.
-const state = { index: 0, timer: null, speed: 2, poster: frames.length > 1 };
+// The page opens on the first position (the empty board), ready to play or step forward.
+const state = { index: 0, timer: null, speed: 2 };
 const board = $("replay-board");
 
 function cell(sq) {
@@ -47,7 +46,7 @@ function cell(sq) {
 
 function draw() {
   const last = frames.length - 1;
-  const k = state.poster ? last : state.index;
+  const k = state.index;
   const frame = frames[k];
   const pos = frame.position;
   const before = k > 0 ? frames[k - 1].position : null;
@@ -73,15 +72,12 @@ function draw() {
   }
   board.dataset.position = P.formatPosition(rs, pos);
   board.dataset.step = String(state.index);
-  board.dataset.poster = state.poster ? "true" : "false";
-  board.classList.toggle("poster", state.poster);
   board.setAttribute(
     "aria-label",
-    `${state.poster ? "The end of the line" : `Board after step ${k}`}: ${P.formatPosition(rs, pos)}`,
+    `${k === 0 ? "The first position" : `Board after step ${k}`}: ${P.formatPosition(rs, pos)}`,
   );
-  $("rp-counter").textContent = state.poster
-    ? `The end of the line, step ${last} of ${last}. Press Play to watch it from the first position.`
-    : `Step ${k} of ${last}`;
+  $("rp-counter").textContent =
+    k === last ? `Step ${k} of ${last}: the end of the line` : `Step ${k} of ${last}`;
   $("rp-bins").textContent = `x's bin: ${pos.bins[0]} · o's bin: ${pos.bins[1]}`;
   explain(frame, k);
   for (const b of document.querySelectorAll("#rp-line button")) {
@@ -90,7 +86,7 @@ function draw() {
   $("rp-prev").disabled = state.index === 0;
   $("rp-first").disabled = state.index === 0;
   $("rp-next").disabled = state.index === last;
-  $("rp-last").disabled = !state.poster && state.index === last;
+  $("rp-last").disabled = state.index === last;
 }
 
 const BRANCH_ORDER = (b) =>
@@ -102,7 +98,7 @@ function explain(frame, k) {
   const status = $("rp-status");
   const branches = frame.outcome ? [...frame.outcome.branches].sort((a, b) => BRANCH_ORDER(a) - BRANCH_ORDER(b)) : [];
   if (!frame.step) {
-    $("rp-action").textContent = "The empty board, x to move. Press Play or step to load the run.";
+    $("rp-action").textContent = "The empty board, x to move. Press Play, or step forward with ▶ or →.";
   } else {
     const s = frame.step;
     const verb = frame.action.from === null ? "places on" : "moves";
@@ -140,7 +136,6 @@ function explain(frame, k) {
 }
 
 function go(k) {
-  state.poster = false;
   state.index = Math.max(0, Math.min(frames.length - 1, k));
   draw();
 }
@@ -153,8 +148,8 @@ function stop() {
 }
 
 function start() {
-  // Play from the poster, or at the end, starts from the first position.
-  if (state.poster || state.index === frames.length - 1) go(0);
+  // Play at the end of the line starts again from the first position.
+  if (state.index === frames.length - 1) go(0);
   stop();
   $("rp-play").textContent = "Pause";
   $("rp-play").setAttribute("aria-pressed", "true");
