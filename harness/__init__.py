@@ -16,7 +16,7 @@ The package is laid out by stage of the data flow (see ``docs/architecture.md``)
 __version__ = "0.1.0"
 
 # The Python API (harness.api), imported on first use so that ``import harness`` stays light.
-API = ("solve", "certify", "check", "verify")
+API = ("solve", "certify", "check", "verify_ruleset")
 
 
 def __getattr__(name: str):

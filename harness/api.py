@@ -1,12 +1,13 @@
 """The harness from Python: solve, certify, check and verify a ruleset in a notebook or a
-script, with the options and the answers of the commands of the same names.
+script, with the options and the answers of the commands ``solve``, ``certify``, ``check``
+and ``verify``.
 
 ``solve`` and ``certify`` take the command's options as keyword arguments (``time_limit=60``
 for ``--time-limit 60``) and run the function the command runs, in this process; they return
 the report the command prints with ``--json``. ``check`` returns the checker's report and
-``verify`` the pipeline's. Bad input raises :class:`harness.errors.HarnessError` (a
-``ValueError`` from :mod:`harness.rules` for a bad ruleset id), whose ``exit_code`` is the
-command's.
+``verify_ruleset`` the pipeline's (``harness.verify`` is the package that holds the
+pipeline). Bad input raises :class:`harness.errors.HarnessError` (a ``ValueError`` from
+:mod:`harness.rules` for a bad ruleset id), whose ``exit_code`` is the command's.
 
 >>> import harness
 >>> report = harness.solve("pop1-3x3-c3-torus-continue-binempty-king-nozero-nojump")
@@ -94,7 +95,7 @@ def check(directory: str | Path, ruleset: str | None = None):
     return check_certificate(directory, ruleset=ruleset)
 
 
-def verify(
+def verify_ruleset(
     ruleset: str = DEFAULT_RULESET,
     *,
     key: str | Path | None = None,
@@ -121,4 +122,4 @@ def verify(
     return pipeline.run()
 
 
-__all__ = ["certify", "check", "solve", "verify"]
+__all__ = ["certify", "check", "solve", "verify_ruleset"]

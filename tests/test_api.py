@@ -1,4 +1,5 @@
-"""The Python API (harness.solve, certify, check, verify): the commands' answers, in process."""
+"""The Python API (harness.solve, certify, check, verify_ruleset): the commands' answers, in
+process."""
 
 from __future__ import annotations
 
@@ -64,7 +65,9 @@ def test_check_of_a_missing_folder_is_an_error(tmp_path):
 
 def test_verify_returns_the_pipelines_report(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    report = harness.verify(DEFAULT, work=tmp_path / "out", manifests=tmp_path / "m")
+    import harness.verify.pipeline  # the package named verify: no clash with the function
+
+    report = harness.verify_ruleset(DEFAULT, work=tmp_path / "out", manifests=tmp_path / "m")
     assert report.verdict in ("PASS", "INCOMPLETE")
     assert report.manifest.is_file()
     assert [s.name for s in report.steps][:3] == ["solve", "certify", "check"]
@@ -82,3 +85,12 @@ def run_harness_python(code: str) -> str:
 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     return out.stdout.strip()
+
+
+def test_no_api_name_is_a_module_of_the_package():
+    """A function named like a subpackage would be replaced by it once that is imported."""
+    import pkgutil
+
+    modules = {m.name for m in pkgutil.iter_modules(harness.__path__)}
+    assert not set(harness.API) & modules
+    assert all(callable(getattr(harness, name)) for name in harness.API)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from harness.cli import positive
+from harness.cli import HelpFormatter, positive
 from harness.cluster import Session, add_cluster_arguments, cluster_spec
 from harness.errors import EXIT_FAILED, EXIT_OK, HarnessError
 from harness.lean.cache import ResultCache, write_json_atomic
@@ -101,9 +101,12 @@ DEFAULT_TIMEOUT = 1800.0
 RESULT_FILE = Path("out/lean/result.json")
 
 EPILOG = f"""\
-exit codes: 0 all modules passed; 1 a module failed; 2 unusable input;
-{EXIT_NO_TOOLCHAIN} no Lean toolchain found (install elan, then the toolchain pinned in
-lean/lean-toolchain).
+exit codes of lean:
+  0  all modules passed
+  1  a module failed
+  2  unusable input
+  {EXIT_NO_TOOLCHAIN}  no Lean toolchain found (install elan, then the toolchain pinned in
+     lean/lean-toolchain)
 
 Each module is built with `lake build +MODULE` in its own process group, under an
 address-space cap (RLIMIT_AS) of --memory GiB and a wall-clock --timeout; modules run in
@@ -162,6 +165,7 @@ def register_lean(subparsers: argparse._SubParsersAction) -> argparse.ArgumentPa
         "toolchain, in dependency order, under a memory cap and a timeout; check their "
         "axioms and GUARD_HITS; write a JSON result.",
         epilog=EPILOG,
+        formatter_class=HelpFormatter,
     )
     add_limit_arguments(parser)
     parser.add_argument(

@@ -123,7 +123,7 @@ def test_help_documents_the_exit_codes() -> None:
     register_lean(parser.add_subparsers(dest="command"))
     sub = parser._subparsers._group_actions[0].choices["lean"]  # type: ignore[union-attr]
     text = sub.format_help()
-    for needle in ("--jobs", "--memory", "--timeout", "--project", "exit codes", "4 no Lean"):
+    for needle in ("--jobs", "--memory", "--timeout", "--project", "exit codes", "\n  4  no Lean"):
         assert needle in text
     args = parser.parse_args(["lean", "--jobs", "3", "--memory", "1.5"])
     assert (args.jobs, args.memory, args.timeout) == (3, 1.5, 1800.0)
