@@ -116,6 +116,28 @@ def folder_path(text: str) -> Path:
     return path
 
 
+def add_folder_options(
+    parser: argparse.ArgumentParser, work: str, work_help: str, manifests_help: str
+) -> None:
+    """``--work DIR`` (default ``work``) and ``--manifests DIR`` (default ``manifests``, a
+    folder or nothing yet, never a file or a link), as the commands that run and publish
+    verified results take them."""
+    parser.add_argument(
+        "--work",
+        type=Path,
+        default=Path(work),
+        metavar="DIR",
+        help=f"{work_help} (default {work})",
+    )
+    parser.add_argument(
+        "--manifests",
+        type=folder_path,
+        default=Path("manifests"),
+        metavar="DIR",
+        help=f"{manifests_help} (default manifests)",
+    )
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with ``command``, stages are registered only until one
     offers that command.

@@ -113,6 +113,29 @@ def signer_key(claimed: str | None, record: Path | None = None) -> PublisherKey 
     return mine if mine is not None and mine.keyid == claimed else None
 
 
+class UnlistedSigner(ValueError):
+    """A record's envelope names a key that is not among the publisher keys given (its id,
+    or None when the envelope names none, is :attr:`claimed`)."""
+
+    def __init__(self, claimed: str | None):
+        super().__init__(f"signer {(claimed or '?')[:16]}… is not among the publisher keys")
+        self.claimed = claimed
+
+
+def read_published_record(path: Path, keys: dict[str, PublisherKey]) -> tuple[dict, PublisherKey]:
+    """The signed record at ``path`` and the key in ``keys`` that its envelope names and that
+    verifies it. :class:`UnlistedSigner` when no such key is listed; the errors of
+    :func:`harness.manifest.manifest.read_signed` when the signature does not hold."""
+    from harness.manifest.manifest import envelope_path, read_signed
+
+    claimed = claimed_signer(envelope_path(Path(path)))
+    key = keys.get(claimed or "")
+    if key is None:
+        raise UnlistedSigner(claimed)
+    doc, _ = read_signed(Path(path), key.public)
+    return doc, key
+
+
 def key_file_name(key_id: str) -> str:
     """The name a public key is published under.
 

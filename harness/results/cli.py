@@ -22,7 +22,7 @@ import yaml
 
 from harness.atomic import atomic_file
 from harness.bounded import read_yaml
-from harness.cli import folder_path, positive
+from harness.cli import add_folder_options, positive
 from harness.cluster import Session, add_cluster_arguments, cluster_spec
 from harness.cluster.tasks import TaskQueue
 from harness.errors import EXIT_FAILED, EXIT_OK, HarnessError
@@ -72,19 +72,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="S",
         help="seconds each of solve and certify may spend per cell (default 300)",
     )
-    p.add_argument(
-        "--work",
-        type=Path,
-        default=Path("out/results"),
-        metavar="DIR",
-        help="where the cells' runs and the table go (default: out/results)",
-    )
-    p.add_argument(
-        "--manifests",
-        type=folder_path,
-        default=Path("manifests"),
-        metavar="DIR",
-        help="the published folder to reuse cells from and publish to (default: manifests)",
+    add_folder_options(
+        p,
+        "out/results",
+        "where the cells' runs and the table go",
+        "the published folder to reuse cells from and publish to",
     )
     p.add_argument("--key", type=Path, default=None, help="private signing key")
     p.add_argument(

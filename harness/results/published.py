@@ -42,6 +42,21 @@ class Published:
     verdict: str
     signer: str
 
+    @classmethod
+    def from_record(cls, doc: dict, signer: str) -> Published:
+        """The row of a verify record ``doc`` (its manifest) signed by ``signer``."""
+        result, cert = doc.get("result") or {}, doc.get("certificate") or {}
+        return cls(
+            ruleset=str(doc.get("ruleset")),
+            value=str(result.get("value")),
+            plies=result.get("plies"),
+            entries=cert.get("entries"),
+            python_check=str((cert.get("python_check") or {}).get("status")),
+            lean=str((doc.get("lean") or {}).get("status")),
+            verdict=str(doc.get("verdict")),
+            signer=signer[:16],
+        )
+
     @property
     def value_text(self) -> str:
         return "draw" if self.value == "draw" else f"{self.value} wins in {self.plies} plies"
@@ -57,38 +72,21 @@ def read_published(manifests: Path) -> list[Published]:
     """Every ``RULESET.yaml`` of ``manifests`` whose envelope verifies under a key in
     ``manifests/keys/``, in ruleset order. A record that does not verify is an error: a
     summary must not count it, and must not leave it out silently either."""
-    from harness.manifest.manifest import ManifestError, read_signed
-    from harness.manifest.published import claimed_signer, publisher_keys
+    from harness.manifest.manifest import ManifestError
+    from harness.manifest.published import UnlistedSigner, publisher_keys, read_published_record
 
     manifests = Path(manifests)
     keys = publisher_keys(manifests / "keys")
     rows = []
     for path in sorted(manifests.glob("*.yaml")):
-        from harness.manifest.manifest import envelope_path
-
-        claimed = claimed_signer(envelope_path(path))
-        key = keys.get(claimed) if claimed else None
-        if key is None:
-            raise HarnessError(f"{path}: signed by no key in {manifests / 'keys'}")
         try:
-            doc, _ = read_signed(path, key.public)
+            doc, key = read_published_record(path, keys)
+        except UnlistedSigner:
+            raise HarnessError(f"{path}: signed by no key in {manifests / 'keys'}") from None
         except (ManifestError, OSError, ValueError) as exc:
             raise HarnessError(f"{path}: {exc}") from None
-        if doc.get("kind") != "verify":
-            continue
-        result, cert = doc.get("result") or {}, doc.get("certificate") or {}
-        rows.append(
-            Published(
-                ruleset=str(doc.get("ruleset")),
-                value=str(result.get("value")),
-                plies=result.get("plies"),
-                entries=cert.get("entries"),
-                python_check=str((cert.get("python_check") or {}).get("status")),
-                lean=str((doc.get("lean") or {}).get("status")),
-                verdict=str(doc.get("verdict")),
-                signer=key.short,
-            )
-        )
+        if doc.get("kind") == "verify":
+            rows.append(Published.from_record(doc, key.short))
     return rows
 
 
@@ -133,12 +131,13 @@ def grid_markdown(rows: list[Published]) -> str:
             continue
         grid.setdefault(f"{parts[1]} {parts[2]}", {})[parts[3]] = r.cell
     out = ["| board | " + " | ".join(EDGES) + " |", "|---" * (len(EDGES) + 1) + "|"]
-    for row in sorted(grid, key=_board_order):
+    for row in sorted(grid, key=board_order):
         out.append(f"| {row} | " + " | ".join(grid[row].get(e, "—") for e in EDGES) + " |")
     return "\n".join(out)
 
 
-def _board_order(row: str) -> tuple[int, int, int]:
+def board_order(row: str) -> tuple[int, int, int]:
+    """Sort key of a grid row named ``RxC cN``: rows, columns, checkers."""
     board, checkers = row.split()
     r, c = board.split("x")
     return int(r), int(c), int(checkers.lstrip("c"))
@@ -183,6 +182,7 @@ def block_in(document: str, kind: str) -> str | None:
 
 __all__ = [
     "Published",
+    "board_order",
     "block_in",
     "generated_block",
     "grid_markdown",

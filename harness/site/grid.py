@@ -16,6 +16,7 @@ from pathlib import Path
 
 from harness.results.cell import cell_text
 from harness.results.matrix import EDGES
+from harness.results.published import board_order
 
 
 def grid_rows(
@@ -63,41 +64,22 @@ def index_grid(summaries: list[dict]) -> list[dict]:
         if not r.get("local")
     ]
     rows = grid_rows(records, pages={r["ruleset"]: r["page"] for r in summaries if r.get("page")})
-    return sorted(rows, key=lambda row: _board_key(row["row"]))
+    return sorted(rows, key=lambda row: board_order(row["row"]))
 
 
-def _board_key(row: str) -> tuple:
-    board, checkers = row.split()
-    r, c = board.split("x")
-    return int(r), int(c), int(checkers.lstrip("c"))
-
-
-def proven_today_html(summaries: list[dict]) -> str:
+def proven_today_html(results) -> str:
     """The "What is proven today" paragraphs (the README's, counted the same way) as HTML,
-    over the published results the site shows."""
+    over the published results the site shows (:class:`harness.site.artifacts.Result`)."""
     from markdown_it import MarkdownIt
 
     from harness.results.published import Published, summary_markdown
 
     rows = [
-        Published(
-            ruleset=r["ruleset"],
-            value=str(r["value"]),
-            plies=r["plies"],
-            entries=(r.get("certificate") or {}).get("entries"),
-            python_check=str(_python_check(r).get("status")),
-            lean=str((r.get("lean") or {}).get("status")),
-            verdict=str(r.get("verdict")),
-            signer=str(r.get("signer") or "")[:16],
-        )
-        for r in summaries
-        if not r.get("local") and r["status"] in ("proved", "certified")
+        Published.from_record(r.manifest, str((r.manifest.get("signer") or {}).get("keyid", "")))
+        for r in results
+        if not r.local and r.status in ("proved", "certified")
     ]
     return MarkdownIt("commonmark").render(summary_markdown(rows)) if rows else ""
-
-
-def _python_check(summary: dict) -> dict:
-    return (summary.get("certificate") or {}).get("python_check") or {}
 
 
 def results_grids(manifests: Path | None, published: set[str]) -> list[dict]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.cli import folder_path, positive, ruleset_id
+from harness.cli import add_folder_options, positive, ruleset_id
 from harness.errors import EXIT_OK, HarnessError
 from harness.lean.cli import add_limit_arguments
 from harness.manifest.keys import (
@@ -48,20 +48,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help=f"ruleset id (default {DEFAULT_RULESET.id})",
     )
     p.add_argument("--key", type=Path, default=None, help=KEY_HELP)
-    p.add_argument(
-        "--work",
-        type=Path,
-        default=Path("out/verify"),
-        metavar="DIR",
-        help="where the run's files go (default out/verify)",
-    )
-    p.add_argument(
-        "--manifests",
-        type=folder_path,
-        default=Path("manifests"),
-        metavar="DIR",
-        help="the published records to compare with (default manifests); written only "
-        "with --publish",
+    add_folder_options(
+        p,
+        "out/verify",
+        "where the run's files go",
+        "the published records to compare with, written only with --publish",
     )
     p.add_argument(
         "--publish",
@@ -99,8 +90,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help=f"ruleset id (default {DEFAULT_RULESET.id})",
     )
     pb.add_argument("--key", type=Path, default=None, help=KEY_HELP)
-    pb.add_argument("--work", type=Path, default=Path("out/verify"), metavar="DIR")
-    pb.add_argument("--manifests", type=Path, default=Path("manifests"), metavar="DIR")
+    add_folder_options(
+        pb, "out/verify", "where verify left the run", "the published folder to publish into"
+    )
     pb.set_defaults(func=_publish)
 
 

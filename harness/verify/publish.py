@@ -32,16 +32,17 @@ from harness.errors import HarnessError
 from harness.manifest import dsse
 from harness.manifest.fsutil import write_atomic
 from harness.manifest.keys import SigningKey
-from harness.manifest.manifest import ManifestError, envelope_path, read_signed
+from harness.manifest.manifest import ManifestError, read_signed
 from harness.manifest.published import (
     ARCHIVES_DIR,
     KEYS_DIR,
     OPEN_DIR,
     PublisherKey,
-    claimed_signer,
+    UnlistedSigner,
     key_file_name,
     publisher_keys,
     read_envelope,
+    read_published_record,
     record_path,
 )
 
@@ -84,16 +85,13 @@ def compare(doc: dict, published: Path, keys: dict[str, PublisherKey]) -> Compar
     """Compare a run's manifest ``doc`` with the published record at ``published``; the
     record's signature must verify with the publisher key its signer names in ``keys``."""
     published = Path(published)
-    claimed = claimed_signer(envelope_path(published))
-    key = keys.get(claimed or "")
-    if key is None:
-        return Comparison(
-            "DIFFERS",
-            published,
-            [f"the published record's signer {(claimed or '?')[:16]}… is not a key in keys/"],
-        )
     try:
-        theirs, _ = read_signed(published, key.public)
+        theirs, key = read_published_record(published, keys)
+    except UnlistedSigner as exc:
+        who = (exc.claimed or "?")[:16]
+        return Comparison(
+            "DIFFERS", published, [f"the published record's signer {who}… is not a key in keys/"]
+        )
     except (OSError, ValueError, dsse.EnvelopeError, dsse.SignatureError, ManifestError) as exc:
         return Comparison("DIFFERS", published, [f"the published record does not verify: {exc}"])
     ours, want = _facts(doc), _facts(theirs)
