@@ -16,8 +16,11 @@ a second (one-word keys only), the proof search beyond. The report says which me
 With a cluster option (``--workers``, ``--scheduler``, ``--cluster-config``, ``--shared``;
 docs/cluster.md) the compact solver's levels and plies run as Dask tasks
 (:mod:`harness.solver.compact.dask_runner`; ``auto`` then picks ``compact`` where it would
-pick ``retrograde``), with the same answer; ``--method proof`` splits its search
-(:mod:`harness.solver.split_search`); ``retrograde`` and ``pns`` refuse the options.
+pick ``retrograde``), with the same answer; ``--method partitioned`` gives every class an
+owner among ``--partitions`` partitions kept in ``--workdir``, each step one task per
+partition (:mod:`harness.solver.partitioned`), again with the same answer; ``--method
+proof`` splits its search (:mod:`harness.solver.split_search`); ``retrograde`` and ``pns``
+refuse the options.
 
 Exit codes: 0 solved; 2 unusable input (unknown ruleset, bad ``--out``); 3 a budget ran out
 (``--max-positions``, ``--time-limit``, ``--memory-limit``, or no memory left; for the proof
@@ -81,10 +84,13 @@ def register(subparsers) -> None:
     )
     p.add_argument(
         "--method",
-        choices=("auto", "retrograde", "compact", "proof", "pns", "lean"),
+        choices=("auto", "retrograde", "compact", "partitioned", "proof", "pns", "lean"),
         default="auto",
         help="retrograde: enumerate and solve the whole graph; compact: the same without "
-        "edges (slower, a tenth of the memory), out of core with --workdir; proof: "
+        "edges (slower, a tenth of the memory), out of core with --workdir; partitioned: "
+        "the compact solve with every class owned by one of --partitions partitions, "
+        "each step one task per partition (on the cluster options' workers), kept in "
+        "--workdir and resumed from there; proof: "
         "depth-first proof search; pns: proof-number search; auto (default): by a counting "
         "bound, retrograde, then compact, then proof; lean: the old name of compact",
     )
@@ -93,7 +99,16 @@ def register(subparsers) -> None:
         type=Path,
         help="compact: keep the per-class columns in memory-mapped files in this folder (out of "
         "core); a killed run resumes from there (from its enumeration, or its last retrograde "
-        "save: every 10 minutes)",
+        "save: every 10 minutes); partitioned (needed): the partitions' files, saved after "
+        "every step; on a cluster a folder every worker sees at the same path",
+    )
+    p.add_argument(
+        "--partitions",
+        type=positive(int),
+        default=None,
+        metavar="P",
+        help="partitioned: how many partitions own the classes (default 8; a partition's "
+        "columns, 12 bytes a class, must fit one worker's memory)",
     )
     p.add_argument(
         "--fresh", action="store_true", help="compact: discard what --workdir holds and start over"
@@ -187,10 +202,11 @@ def solve_report(args) -> dict:
         if (spec.requested or args.threads > 1) and args.method == "retrograde":
             # The compact solver is the strong solver that runs on a cluster or on threads.
             args.method = "compact"
-    if spec.requested and args.method not in ("compact", "proof"):
+    if spec.requested and args.method not in ("compact", "partitioned", "proof"):
         raise HarnessError(
             f"--method {args.method} runs in one process; the cluster options "
-            "(--workers, --scheduler, --cluster-config, --shared) need --method compact or proof"
+            "(--workers, --scheduler, --cluster-config, --shared) need --method compact, "
+            "partitioned or proof"
         )
     if args.threads > 1 and (args.method != "compact" or spec.requested):
         raise HarnessError(
@@ -207,6 +223,12 @@ def solve_report(args) -> dict:
             f"--no-deepening searches one bound with the proof-number search: it needs "
             f"--method pns, not {args.method}" + (" (auto's pick)" if picked else "")
         )
+    if args.partitions is not None and args.method != "partitioned":
+        raise HarnessError(f"--partitions needs --method partitioned, not {args.method}")
+    if args.method == "partitioned":
+        from harness.solver.partitioned.cli import solve_partitioned
+
+        return solve_partitioned(rs, args, spec)
     if args.method in ("proof", "pns"):
         if args.out is not None:
             raise HarnessError("--out needs a strong solve (a proof search has no table)")
@@ -451,7 +473,8 @@ def _print_text(r: dict) -> None:
     value = "draw" if r["value"] == "draw" else f"{r['value']} wins in {r['plies']} plies"
     print(f"{r['ruleset']}: {value} (method {r['method']})")
     if r.get("positions") is not None:
-        edges = "no edges stored" if r["method"] == "compact" else f"{r['edges']} edges"
+        stored = r["method"] in ("compact", "partitioned")
+        edges = "no edges stored" if stored else f"{r['edges']} edges"
         print(
             f"positions {r['positions']} ({r['canonical']} up to symmetry, "
             f"{r['classes']} classes stored, {edges})"

@@ -1,0 +1,89 @@
+"""``solve --method partitioned``: the options checked, the solve run on the cluster the
+options name (or here), and its report."""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+
+from harness.cluster import Session
+from harness.errors import EXIT_BUDGET, HarnessError
+from harness.rules.ruleset import Ruleset
+from harness.solver.compact.driver import Ticker
+from harness.solver.partitioned.driver import Budget, assemble, solve
+from harness.solver.partitioned.files import PartitionError
+
+PARTITIONS = 8  # the default of --partitions
+
+
+class StepBudgetError(HarnessError):
+    """The time budget ran out between two steps (exit 3; the work folder is kept)."""
+
+    exit_code = EXIT_BUDGET
+
+
+def solve_partitioned(rs: Ruleset, args, spec) -> dict:
+    """Run the partitioned solve ``args`` ask for; the report ``solve --json`` prints."""
+    if args.workdir is None:
+        raise HarnessError("--method partitioned needs --workdir DIR (the partitions' files)")
+    for flag, given in (
+        ("--max-positions", args.max_positions is not None),
+        ("--memory-limit", args.memory_limit is not None),
+    ):
+        if given:
+            raise HarnessError(
+                f"{flag} is not an option of --method partitioned (its memory is a "
+                "partition's: choose --partitions)"
+            )
+    partitions = args.partitions or PARTITIONS
+    tick = Ticker(quiet=False)
+    try:
+        with ExitStack() as stack:
+            session = stack.enter_context(Session(spec)) if spec.requested else None
+            result = solve(
+                rs,
+                args.workdir,
+                partitions=partitions,
+                session=session,
+                fresh=args.fresh,
+                max_seconds=args.time_limit,
+                tick=tick,
+            )
+            sol = assemble(rs, args.workdir) if args.out is not None else None
+    except Budget as exc:
+        raise StepBudgetError(f"{rs.id}: {exc}") from None
+    except PartitionError as exc:
+        raise HarnessError(str(exc)) from None
+    report = {
+        "ruleset": rs.id,
+        "method": "partitioned",
+        "value": result.value,
+        "plies": result.plies,
+        "positions": result.positions,
+        "canonical": result.canonical,
+        "classes": result.classes,
+        "deepest": result.deepest,
+        "partitions": partitions,
+        "seconds": round(result.seconds, 3),
+        "cpu_seconds": round(result.driver_cpu + result.task_cpu, 3),
+        "driver_cpu_seconds": round(result.driver_cpu, 3),
+        "task_cpu_seconds": round(result.task_cpu, 3),
+        "driver_share": round(result.driver_share, 4),
+        "tasks": result.tasks,
+        "tasks_reused": result.reused,
+        "tasks_per_worker": result.per_worker,
+        "peak_task_rss_bytes": result.peak_task_rss,
+        "peak_rss_bytes": result.peak_task_rss,
+        "disk_bytes": result.disk_bytes,
+        "enumeration_steps": result.enum_steps,
+        "plies_steps": result.plies_steps,
+        "workdir": str(args.workdir),
+        "positions_per_second": round(result.positions / result.seconds)
+        if result.seconds
+        else None,
+    }
+    if spec.requested:
+        report["cluster"] = spec.describe()
+    if sol is not None:
+        sol.save(args.out)
+        report["out"] = str(args.out)
+    return report

@@ -1,0 +1,361 @@
+"""The driver of a partitioned solve: one task per partition per step, in step order, and a
+save after every step, so a killed driver goes on from the last step every partition
+finished.
+
+The driver holds O(P) numbers: the summaries its tasks return. Every per-class column lives
+in the work folder, owned by one partition (:mod:`~harness.solver.partitioned.files`), and
+is read and written only by that partition's tasks (:mod:`~harness.solver.partitioned.steps`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from harness.atomic import write_atomic
+from harness.bounded import MAX_DOCUMENT, loads_json, read_text
+from harness.rules.ruleset import Ruleset
+from harness.solver.batch import engine
+from harness.solver.memory import peak_resident_bytes
+from harness.solver.partitioned.files import (
+    FORMAT,
+    RUN,
+    STATE,
+    PartitionError,
+    Run,
+    new_token,
+    step_dir,
+)
+from harness.solver.partitioned.steps import (
+    ENUM,
+    FINAL,
+    PLY,
+    brief,
+    enumerate_step,
+    final_step,
+    retrograde_step,
+)
+from harness.solver.solution import LOSS, WIN, CompactSolution
+
+# Where a partition's task failed for a reason of the work folder: said as it is.
+TASK_ERRORS = (PartitionError, OSError)
+
+
+class Budget(Exception):  # noqa: N818 - a budget, as the other solvers' BudgetExceeded
+    """The time budget ran out between two steps; the work folder holds the last one."""
+
+
+@dataclass
+class PartitionedSolve:
+    """What a partitioned solve found, summed over its partitions (no per-class array)."""
+
+    ruleset: Ruleset
+    partitions: int
+    classes: int
+    positions: int
+    canonical: int
+    value: str
+    plies: int | None
+    deepest: int
+    enum_steps: int
+    plies_steps: int
+    seconds: float = 0.0
+    driver_cpu: float = 0.0
+    task_cpu: float = 0.0
+    tasks: int = 0
+    reused: int = 0
+    peak_task_rss: int = 0
+    disk_bytes: int = 0
+    per_worker: dict = field(default_factory=dict)
+    steps: list = field(default_factory=list)
+
+    @property
+    def driver_share(self) -> float:
+        """The driver's share of every CPU second the solve took (tasks included)."""
+        total = self.driver_cpu + self.task_cpu
+        return self.driver_cpu / total if total else 0.0
+
+
+class Driver:
+    """Runs a solve's steps on a Dask session (one task per partition), or here, one
+    partition after another, when there is none."""
+
+    def __init__(self, run: Run, session=None, progress: bool | None = None):
+        self.run = run
+        self.session = session
+        self.progress = sys.stderr.isatty() if progress is None else progress
+        self.task_cpu = 0.0
+        self.tasks = 0
+        self.reused = 0
+        self.peak_rss = 0
+        self.per_worker: dict[str, int] = {}
+        self.steps: list[dict] = []
+
+    def step(self, phase: str, step: int, fn, *args) -> list[dict]:
+        """``fn(run, step, part, *args)`` for every partition (``fn(run, part, *args)`` for
+        the final step); their summaries in partition order. A partition whose step is on
+        disk already (a driver killed during the step) is not run again."""
+        run = self.run
+        t = time.perf_counter()
+        out: list[dict | None] = [None] * run.partitions
+        todo = []
+        for part in range(run.partitions):
+            rec = run.finished(phase, step, part)
+            if rec is not None:
+                out[part] = brief(rec["summary"])
+                self.reused += 1
+            else:
+                todo.append(part)
+        call = (
+            (lambda part: (run, part, *args))
+            if phase == FINAL
+            else (lambda part: (run, step, part, *args))
+        )
+        if self.session is None:
+            for part in todo:
+                out[part] = fn(*call(part))
+                self._count(out[part], "local")
+        else:
+            from harness.cluster.tasks import TaskQueue
+
+            queue = TaskQueue(self.session)
+            for part in todo:
+                queue.submit(part, fn, *call(part), key=f"{phase}-{step}-{part}-{run.token[:8]}")
+            for done in queue:
+                if not done.ok:
+                    err = done.error
+                    if isinstance(err, TASK_ERRORS):
+                        raise PartitionError(str(err)) from None
+                    raise PartitionError(
+                        f"{step_dir(phase, step)}, partition {done.tag}: the task failed: "
+                        f"{type(err).__name__}: {err}"
+                    ) from None
+                out[done.tag] = done.value
+                self._count(done.value, done.worker)
+        summaries = [s for s in out if s is not None]
+        self.steps.append(
+            {
+                "phase": phase,
+                "step": step,
+                "seconds": round(time.perf_counter() - t, 3),
+                "task_seconds": [s.get("seconds", 0.0) for s in summaries],
+                "task_cpu": [s.get("cpu", 0.0) for s in summaries],
+                "sent": sum(int(s.get("sent", 0)) for s in summaries),
+            }
+        )
+        return summaries
+
+    def _count(self, summary: dict, worker: str) -> None:
+        self.tasks += 1
+        self.task_cpu += float(summary.get("cpu", 0.0))
+        self.peak_rss = max(self.peak_rss, int(summary.get("peak_rss", 0)))
+        self.per_worker[worker] = self.per_worker.get(worker, 0) + 1
+
+
+def open_run(folder: Path, rs: Ruleset, partitions: int, fresh: bool) -> Run:
+    """The run in ``folder``: made there when it holds none; its ``run.json`` checked
+    (ruleset, partitions, format) when it does. ``fresh`` removes what it holds first."""
+    folder = Path(folder)
+    if folder.is_symlink():
+        raise PartitionError(
+            f"work folder {str(folder)!r} is a symbolic link; name the folder itself"
+        )
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PartitionError(f"work folder {str(folder)!r}: {exc.strerror or exc}") from None
+    if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+        raise PartitionError(f"work folder {str(folder)!r} is not a writable folder")
+    if fresh:
+        _clear(folder)
+    path = folder / RUN
+    if not path.exists():
+        if any(folder.iterdir()):
+            raise PartitionError(
+                f"work folder {str(folder)!r} holds files of no partitioned solve; "
+                "use another folder or pass --fresh"
+            )
+        run = Run(folder, new_token(), partitions, rs.id)
+        doc = {"ruleset": rs.id, "partitions": partitions, "format": FORMAT, "token": run.token}
+        write_atomic(path, json.dumps(doc).encode())
+        return run
+    try:
+        doc = loads_json(read_text(path, MAX_DOCUMENT, "run marker"))
+        if not isinstance(doc, dict) or not isinstance(doc.get("token"), str):
+            raise ValueError("not a run marker")
+    except (OSError, ValueError):
+        raise PartitionError(
+            f"work folder {str(folder)!r}: run.json is unreadable; pass --fresh to start over"
+        ) from None
+    if doc.get("format") != FORMAT:
+        raise PartitionError(
+            f"work folder {str(folder)!r} holds a solve in format {doc.get('format')!r}, "
+            f"this version reads {FORMAT}; pass --fresh"
+        )
+    if doc.get("ruleset") != rs.id or doc.get("partitions") != partitions:
+        raise PartitionError(
+            f"work folder {str(folder)!r} holds a solve of {doc.get('ruleset')} in "
+            f"{doc.get('partitions')} partitions, not {rs.id} in {partitions}; use another "
+            "folder or pass --fresh"
+        )
+    return Run(folder, doc["token"], partitions, rs.id)
+
+
+def _clear(folder: Path) -> None:
+    import shutil
+
+    for p in folder.iterdir():
+        if p.name in (RUN, STATE) or p.name.startswith((f"{ENUM}-", f"{PLY}-", f"{FINAL}-", ".")):
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p)
+            else:
+                p.unlink()
+
+
+def _load_state(run: Run) -> dict:
+    path = run.folder / STATE
+    if not path.exists():
+        return {"phase": ENUM, "step": -1}
+    try:
+        state = loads_json(read_text(path, MAX_DOCUMENT, "driver save"))
+        if not isinstance(state, dict) or state.get("token") != run.token:
+            raise ValueError("not this run's")
+        int(state["step"])
+        if state.get("phase") not in (ENUM, PLY, FINAL):
+            raise ValueError("no phase")
+    except (OSError, ValueError, KeyError, TypeError):
+        raise PartitionError(
+            f"work folder {str(run.folder)!r}: state.json is unreadable or another run's; "
+            "pass --fresh"
+        ) from None
+    return state
+
+
+def _save_state(run: Run, state: dict) -> None:
+    write_atomic(run.folder / STATE, json.dumps({**state, "token": run.token}).encode())
+
+
+def solve(
+    rs: Ruleset,
+    workdir: str | os.PathLike,
+    *,
+    partitions: int = 1,
+    session=None,
+    fresh: bool = False,
+    progress: bool | None = None,
+    tick=None,
+    max_seconds: float | None = None,
+) -> PartitionedSolve:
+    """Strongly solve ``rs`` in ``partitions`` partitions kept in ``workdir`` (resumed from
+    there when it holds this solve), the partitions' steps run as tasks on ``session`` (a
+    :class:`~harness.cluster.session.Session`) or here without one. The answer, class by
+    class, is :func:`harness.solver.compact.solve`'s (:func:`assemble` puts it together).
+    """
+    start = time.perf_counter()
+    cpu = time.process_time()
+    if partitions < 1:
+        raise PartitionError(f"partitions must be 1 or more, not {partitions}")
+    if engine(rs).key_words != 1:
+        raise PartitionError(
+            f"{rs.id}: class keys take {engine(rs).key_words} words; the partitioned solver "
+            "handles one-word keys (2 x squares + bins <= 64 bits)"
+        )
+    run = open_run(Path(workdir), rs, partitions, fresh)
+    state = _load_state(run)
+    drv = Driver(run, session, progress)
+    say = tick or (lambda line: None)
+
+    def check_time(where: str) -> None:
+        spent = time.perf_counter() - start
+        if max_seconds is not None and spent > max_seconds:
+            raise Budget(
+                f"time budget of {max_seconds:g} s spent after {where} ({spent:.0f} s); "
+                f"the work folder {str(run.folder)!r} goes on from there"
+            )
+
+    while state["phase"] == ENUM:
+        s = int(state["step"]) + 1
+        got = drv.step(ENUM, s, enumerate_step)
+        classes = sum(g["classes"] for g in got)
+        sent = sum(g["sent"] for g in got)
+        say(f"enumerate: step {s}, {classes:,} classes, {sent:,} successors sent")
+        state = {"phase": ENUM, "step": s, "classes": classes}
+        if sent == 0:
+            state = {"phase": PLY, "step": 0, "classes_at": s, "classes": classes}
+        _save_state(run, state)
+        if s > 0:
+            run.remove_step(ENUM, s - 1)
+        check_time(f"enumeration step {s}")
+    classes_at = int(state["classes_at"]) if state["phase"] != ENUM else -1
+    while state["phase"] == PLY:
+        k = int(state["step"]) + 1
+        got = drv.step(PLY, k, retrograde_step, classes_at)
+        decided = sum(g["decided"] for g in got)
+        say(f"retrograde: ply {k}, {decided:,} classes decided")
+        state = {**state, "step": k}
+        if decided == 0:
+            state = {**state, "phase": FINAL, "plies_at": k}
+        _save_state(run, state)
+        if k > 1:
+            run.remove_step(PLY, k - 1)
+        check_time(f"ply {k}")
+    got = drv.step(FINAL, 0, final_step, classes_at, int(state["plies_at"]))
+    root = next(g["root"] for g in got if g.get("root") is not None)
+    value = {WIN: "x", LOSS: "o"}.get(root["result"], "draw")
+    disk = sum(p.stat().st_size for p in run.folder.rglob("*.npy"))
+    return PartitionedSolve(
+        rs,
+        partitions,
+        classes=sum(g["classes"] for g in got),
+        positions=sum(g["positions"] for g in got),
+        canonical=sum(g["canonical"] for g in got),
+        value=value,
+        plies=None if value == "draw" else root["plies"],
+        deepest=max(g["deepest"] for g in got),
+        enum_steps=classes_at + 1,
+        plies_steps=int(state["plies_at"]),
+        seconds=time.perf_counter() - start,
+        driver_cpu=time.process_time() - cpu - (drv.task_cpu if session is None else 0.0),
+        task_cpu=drv.task_cpu,
+        tasks=drv.tasks,
+        reused=drv.reused,
+        peak_task_rss=drv.peak_rss if session is not None else peak_resident_bytes(),
+        disk_bytes=disk,
+        per_worker=dict(sorted(drv.per_worker.items())),
+        steps=drv.steps,
+    )
+
+
+def assemble(rs: Ruleset, workdir: str | os.PathLike) -> CompactSolution:
+    """The finished solve in ``workdir`` as one :class:`CompactSolution` (every class in
+    key order): for ``--out`` and for comparing with the compact solver. Holds every class
+    in memory: for the rulesets that fit one machine."""
+    folder = Path(workdir)
+    doc = loads_json(read_text(folder / RUN, MAX_DOCUMENT, "run marker"))
+    run = Run(folder, doc["token"], int(doc["partitions"]), rs.id)
+    state = _load_state(run)
+    if state["phase"] != FINAL:
+        raise PartitionError(f"work folder {str(folder)!r}: the solve has not finished")
+    parts = {name: [] for name in ("keys", "result", "plies", "sides", "orbit")}
+    for part in range(run.partitions):
+        classes = run.record(ENUM, int(state["classes_at"]), part)
+        final = run.record(FINAL, 0, part)
+        parts["keys"].append(run.load(classes, "keys"))
+        for name in ("result", "plies", "sides", "orbit"):
+            parts[name].append(run.load(final, name))
+    cols = {name: np.concatenate(v) for name, v in parts.items()}
+    order = np.argsort(cols["keys"], kind="stable")
+    return CompactSolution(
+        rs,
+        cols["keys"][order],
+        cols["result"][order],
+        cols["plies"][order],
+        cols["sides"][order],
+        cols["orbit"][order],
+    )

@@ -1,0 +1,258 @@
+"""The partitioned solver's work folder: which partition owns a class, and the files a step
+writes, each named in a record that carries the run's token and every file's content hash.
+
+A work folder holds::
+
+    run.json                  the ruleset, the partition count and the run's token
+    state.json                the last step every partition finished (the driver's save)
+    enum-0007/part-003/       what partition 3 wrote at enumeration step 7
+        keys.npy meta.npy count.npy      its columns after the step
+        out-keys.npy out-pay.npy         what it found for every owner, grouped by owner
+        done.json                        token, step, partition, files: [bytes, sha256]
+    ply-0012/part-003/        the same for retrograde step 12 (value.npy, count.npy, out-*)
+    final/part-003/           its classes' results, plies, colourings and orbit sizes
+
+Paths in the records are relative to the folder, so a folder can be moved or copied to
+another machine and resumed there. A file is read only through :func:`load`, which checks
+its size and hash against the record of the step that wrote it, and what a partition sent
+to another only through :func:`inbox`, which checks the slice's own hash (a receiver reads
+its slice alone): a damaged, foreign or missing file is a :class:`PartitionError`, never a
+wrong value.
+
+>>> keys = np.array([1, 2, 3, 4, 5, 6, 7, 8], dtype=np.uint64)
+>>> owner_of(keys, 3).tolist()
+[0, 2, 0, 1, 0, 2, 1, 2]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import uuid
+from pathlib import Path
+
+import numpy as np
+
+from harness.atomic import write_atomic
+from harness.bounded import MAX_DOCUMENT, loads_json, read_text
+
+FORMAT = 1  # the layout above
+
+# Fibonacci hashing (as the compact solver's key filter): the owner is taken from the high
+# half of key * MULT, which spreads neighbouring keys (those that differ in a few low board
+# bits) over every partition.
+MULT = np.uint64(0x9E3779B97F4A7C15)
+
+RUN = "run.json"
+STATE = "state.json"
+DONE = "done.json"
+
+
+class PartitionError(ValueError):
+    """A partitioned solve cannot go on: a work folder, step or file is unusable."""
+
+
+def owner_of(keys: np.ndarray, partitions: int) -> np.ndarray:
+    """The partition that owns each class key: a stable function of the key alone."""
+    if partitions == 1:
+        return np.zeros(len(keys), dtype=np.int64)
+    h = (keys * MULT) >> np.uint64(32)
+    return (h % np.uint64(partitions)).astype(np.int64)
+
+
+def step_dir(phase: str, step: int) -> str:
+    """The folder name of a step: ``enum-0007``, ``ply-0012``."""
+    return f"{phase}-{step:04d}"
+
+
+def part_dir(phase: str, step: int, part: int) -> str:
+    return f"{step_dir(phase, step)}/part-{part:03d}"
+
+
+def file_hash(path: Path) -> str:
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def new_token() -> str:
+    return uuid.uuid4().hex
+
+
+class Run:
+    """A work folder as one task sees it: the folder, the run's token, the partition count.
+
+    Small and picklable: the driver hands one to every task.
+    """
+
+    def __init__(self, folder: Path, token: str, partitions: int, ruleset: str):
+        self.folder = Path(folder)
+        self.token = token
+        self.partitions = partitions
+        self.ruleset = ruleset
+
+    def __repr__(self) -> str:
+        return f"Run({str(self.folder)!r}, {self.partitions} partitions)"
+
+    def error(self, where: str, why: str) -> PartitionError:
+        return PartitionError(f"work folder {str(self.folder)!r}: {where}: {why}")
+
+    # --- records ----------------------------------------------------------------------
+
+    def record(self, phase: str, step: int, part: int) -> dict:
+        """The ``done.json`` of a partition's step, checked to be this run's and this step's
+        (a :class:`PartitionError` otherwise)."""
+        rel = f"{part_dir(phase, step, part)}/{DONE}"
+        path = self.folder / rel
+        if not path.is_file():
+            raise self.error(rel, "missing (the step that writes it did not finish)")
+        try:
+            rec = loads_json(read_text(path, MAX_DOCUMENT, "step record"))
+        except (OSError, ValueError):
+            raise self.error(rel, "unreadable") from None
+        if not isinstance(rec, dict) or not isinstance(rec.get("files"), dict):
+            raise self.error(rel, "not a step record")
+        if rec.get("token") != self.token:
+            raise self.error(rel, "written by another run (its token differs from run.json's)")
+        if (rec.get("phase"), rec.get("step"), rec.get("part")) != (phase, step, part):
+            raise self.error(rel, "records another step or partition")
+        return rec
+
+    def finished(self, phase: str, step: int, part: int) -> dict | None:
+        """The record of a step a partition finished, or None (missing, or not this run's)."""
+        try:
+            return self.record(phase, step, part)
+        except PartitionError:
+            return None
+
+    def load(self, rec: dict, name: str) -> np.ndarray:
+        """Array ``name`` of a step's record, after checking its size and content hash."""
+        where = f"{part_dir(rec['phase'], rec['step'], rec['part'])}/{name}.npy"
+        entry = rec["files"].get(name)
+        if not isinstance(entry, list) or len(entry) != 2:
+            raise self.error(where, "not named in its step's record")
+        path = self.folder / where
+        if path.is_symlink():
+            raise self.error(where, "a symbolic link (a step's files are never links)")
+        if not path.is_file():
+            raise self.error(where, "missing")
+        size, digest = entry
+        if path.stat().st_size != size or file_hash(path) != digest:
+            raise self.error(where, "damaged (its size or content hash differs from its record)")
+        try:
+            return np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise self.error(where, f"not a numpy array ({exc})") from None
+
+    # --- writing ------------------------------------------------------------------------
+
+    def write(self, phase: str, step: int, part: int, arrays: dict, summary: dict) -> dict:
+        """Write a partition's step: its arrays, then its record, in a temporary folder
+        renamed into place. A rerun of the same step (a task run again after its worker
+        was lost) finds the first one's folder and keeps it: the step is a pure function of
+        its inputs. Returns the record."""
+        final = self.folder / part_dir(phase, step, part)
+        if (done := self.finished(phase, step, part)) is not None:
+            return done
+        final.parent.mkdir(parents=True, exist_ok=True)
+        tmp = final.parent / f".{final.name}.{uuid.uuid4().hex[:8]}"
+        tmp.mkdir()
+        try:
+            files = {}
+            for name, arr in arrays.items():
+                path = tmp / f"{name}.npy"
+                with open(path, "wb") as fh:
+                    np.save(fh, np.ascontiguousarray(arr), allow_pickle=False)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                files[name] = [path.stat().st_size, file_hash(path)]
+            rec = {
+                "token": self.token,
+                "phase": phase,
+                "step": step,
+                "part": part,
+                "files": files,
+                "summary": summary,
+            }
+            write_atomic(tmp / DONE, json.dumps(rec, sort_keys=True).encode())
+            try:
+                os.replace(tmp, final)
+            except OSError:
+                # A folder is there: the same step finished by a twin of this task (keep
+                # it), or a foreign or unfinished one (replace it).
+                if (done := self.finished(phase, step, part)) is not None:
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    return done
+                shutil.rmtree(final)
+                os.replace(tmp, final)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return rec
+
+    def remove_step(self, phase: str, step: int) -> None:
+        shutil.rmtree(self.folder / step_dir(phase, step), ignore_errors=True)
+
+
+def group_by_owner(keys: np.ndarray, payload: np.ndarray, partitions: int):
+    """``keys`` (sorted) and their payload reordered by owner, keys sorted within an owner:
+    returns them with each owner's offsets (``partitions + 1``) and each owner's slice digest
+    (:func:`slice_digest`), what a step's record names for its receivers."""
+    owner = owner_of(keys, partitions)
+    if partitions > 1:
+        order = np.argsort(owner, kind="stable")
+        keys, payload, owner = keys[order], payload[order], owner[order]
+        del order
+    offsets = np.searchsorted(owner, np.arange(partitions + 1)).tolist()
+    digests = [
+        slice_digest(keys[lo:hi], payload[lo:hi])
+        for lo, hi in zip(offsets[:-1], offsets[1:], strict=True)
+    ]
+    return keys, payload, offsets, digests
+
+
+def slice_digest(keys: np.ndarray, payload: np.ndarray) -> str:
+    h = hashlib.sha256(np.ascontiguousarray(keys).tobytes())
+    h.update(np.ascontiguousarray(payload).tobytes())
+    return h.hexdigest()
+
+
+def inbox(run: Run, phase: str, step: int, part: int) -> tuple[list, list]:
+    """What every partition's ``step`` sent to ``part``: lists of keys and payloads, one
+    pair per sender, each checked against the digest its sender recorded for it."""
+    keys, payloads = [], []
+    for q in range(run.partitions):
+        rec = run.record(phase, step, q)
+        try:
+            offsets = rec["summary"]["offsets"]
+            digest = rec["summary"]["digests"][part]
+            lo, hi = int(offsets[part]), int(offsets[part + 1])
+        except (KeyError, IndexError, TypeError, ValueError):
+            raise run.error(part_dir(phase, step, q), "its record names no slices") from None
+        k = _slice(run, rec, "out-keys", lo, hi)
+        p = _slice(run, rec, "out-pay", lo, hi)
+        if slice_digest(k, p) != digest:
+            where = f"{part_dir(phase, step, q)}/out-keys.npy, out-pay.npy"
+            raise run.error(
+                where, f"damaged (the slice for partition {part} differs from its hash)"
+            )
+        keys.append(k)
+        payloads.append(p)
+    return keys, payloads
+
+
+def _slice(run: Run, rec: dict, name: str, lo: int, hi: int) -> np.ndarray:
+    where = f"{part_dir(rec['phase'], rec['step'], rec['part'])}/{name}.npy"
+    path = run.folder / where
+    if path.is_symlink():
+        raise run.error(where, "a symbolic link (a step's files are never links)")
+    if name not in rec["files"] or not path.is_file():
+        raise run.error(where, "missing")
+    try:
+        arr = np.load(path, mmap_mode="r", allow_pickle=False)
+        if not 0 <= lo <= hi <= len(arr):
+            raise ValueError(f"rows {lo}:{hi} of {len(arr)}")
+        return np.array(arr[lo:hi])
+    except (OSError, ValueError) as exc:
+        raise run.error(where, f"unreadable ({exc})") from None

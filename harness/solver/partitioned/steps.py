@@ -1,0 +1,317 @@
+"""One partition's share of one step of a partitioned solve: what a Dask task runs.
+
+Each function reads the partition's columns as the previous step left them and what every
+partition sent it then, does its step, and writes its new columns and what it found for
+every owner (:meth:`Run.write`). It is a pure function of those files: a task rerun after
+its worker was lost writes the same thing.
+
+- :func:`enumerate_step`: merge the successors received (new classes, or new colourings of
+  known ones) and expand the classes reached with a colouring not yet expanded; send their
+  successors to their owners. The first expansion of a class records whether it wins at
+  once, whether it has a drawing action and its count of distinct successors, as in the
+  compact solver (:func:`~harness.solver.compact.runner.expand_batch`).
+- :func:`retrograde_step`: at ply k, decide the classes that what was received settles (an
+  action into a lost successor wins in k; a class whose every successor is won for the
+  opponent, and that cannot draw, loses in k), then un-play them: each parent is sent
+  whether one of its actions into them wins, and how many distinct edges from it are now
+  known won for the opponent.
+- :func:`final_step`: every class's result, plies, colourings and orbit size.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from harness.rules.position import Position
+from harness.rules.ruleset import Ruleset
+from harness.solver.batch import engine
+from harness.solver.classindex import find_sorted
+from harness.solver.compact.constants import (
+    AVOID,
+    CAN_AVOID,
+    EXPAND_RANGE,
+    NEW,
+    NEW_SHIFT,
+    OPEN,
+    SIDE_X,
+    UNPLAY_BATCH,
+    V_LOSS,
+    V_WIN,
+    WIN_NOW,
+)
+from harness.solver.compact.runner import expand_range, unplay_batch
+from harness.solver.compact.store import merge_groups
+from harness.solver.compact.unplay import Unplayer
+from harness.solver.memory import peak_resident_bytes
+from harness.solver.partitioned.files import Run, group_by_owner, inbox, owner_of
+from harness.solver.solution import LOSS, UNKNOWN, WIN
+from harness.solver.states import States
+
+ENUM, PLY, FINAL = "enum", "ply", "final"
+
+# The counter, then the plies, of a class: two bytes (a byte overflows on 5x5 c8).
+COUNT = np.uint16
+COUNT_TOP = np.iinfo(COUNT).max
+
+# Successors (or parents) held before they are reduced to distinct keys: 2**22 take 36 MB.
+HELD = 1 << 22
+
+# A parent's message at a ply: bit 0, an action into a class decided there wins; above it,
+# how many distinct edges into classes decided there are won for the opponent.
+GOOD = np.uint32(1)
+
+
+def root_key(rs: Ruleset) -> np.ndarray:
+    eng = engine(rs)
+    me, them, mb, tb = States.from_positions([Position.initial(rs)]).mover_view()
+    return eng.class_keys(me, them, mb, tb)
+
+
+def _summary(start: float, cpu: float, **fields) -> dict:
+    return {
+        **fields,
+        "seconds": round(time.perf_counter() - start, 3),
+        "cpu": round(time.process_time() - cpu, 3),
+        "peak_rss": peak_resident_bytes(),
+    }
+
+
+def brief(summary: dict) -> dict:
+    """A step's summary without its slices (the driver keeps O(1) a partition)."""
+    return {k: v for k, v in summary.items() if k not in ("offsets", "digests")}
+
+
+def enumerate_step(run: Run, step: int, part: int) -> dict:
+    """Enumeration step ``step`` of partition ``part`` (module doc); returns its summary:
+    ``classes`` held, classes ``expanded``, successors ``sent``, seconds, CPU seconds."""
+    start, cpu = time.perf_counter(), time.process_time()
+    rs = Ruleset.from_id(run.ruleset)
+    eng = engine(rs)
+    if step == 0:
+        keys = np.zeros(0, dtype=np.uint64)
+        meta = np.zeros(0, dtype=np.uint8)
+        count = np.zeros(0, dtype=COUNT)
+        root = root_key(rs)
+        mine = owner_of(root, run.partitions) == part
+        got_k = [root[mine]]
+        got_b = [np.full(int(mine.sum()), SIDE_X, dtype=np.uint8)]
+    else:
+        rec = run.record(ENUM, step - 1, part)
+        keys, meta, count = (run.load(rec, name) for name in ("keys", "meta", "count"))
+        got_k, got_b = inbox(run, ENUM, step - 1, part)
+    received = sum(len(k) for k in got_k)
+    keys, meta, count = _merge_received(keys, meta, count, *merge_groups(got_k, got_b))
+    # The frontier: classes reached with a colouring not expanded yet (NEW bits).
+    rows = np.flatnonzero(meta & NEW)
+    m = meta[rows]
+    todo = (m >> np.uint8(NEW_SHIFT)) & np.uint8(3)
+    first = (m & np.uint8(3) & ~todo) == 0
+    succ_k, succ_b = [], []
+    for lo in range(0, len(rows), EXPAND_RANGE):
+        r = rows[lo : lo + EXPAND_RANGE]
+        f = first[lo : lo + EXPAND_RANGE]
+        flag, cnt, ck, cb = expand_range(eng, keys[r], todo[lo : lo + EXPAND_RANGE], f)
+        if len(cnt) and int(cnt.max()) >= COUNT_TOP:
+            raise OverflowError(f"{rs.id}: a class has {int(cnt.max())} successors")
+        meta[r[f]] |= flag[f]
+        count[r[f]] = cnt[f]
+        succ_k.append(ck)
+        succ_b.append(cb)
+        if sum(len(k) for k in succ_k) > HELD:
+            # Reduced as they come: the successors held are about the distinct ones.
+            merged = merge_groups(succ_k, succ_b)
+            succ_k, succ_b = [merged[0]], [merged[1]]
+    meta[rows] &= ~NEW
+    sk, sb = merge_groups(succ_k, succ_b)
+    out_k, out_b, offsets, digests = group_by_owner(sk, sb, run.partitions)
+    summary = _summary(
+        start,
+        cpu,
+        classes=len(keys),
+        received=received,
+        expanded=len(rows),
+        sent=len(out_k),
+        offsets=offsets,
+        digests=digests,
+    )
+    arrays = {"keys": keys, "meta": meta, "count": count, "out-keys": out_k, "out-pay": out_b}
+    return brief(run.write(ENUM, step, part, arrays, summary)["summary"])
+
+
+def _merge_received(keys, meta, count, new_k, new_b):
+    """Successors received (distinct, sorted, with the colourings reached): a known class
+    takes its new colourings into its frontier, an unknown one is inserted with them."""
+    if not len(new_k):
+        return keys, meta, count
+    at = find_sorted(keys, new_k)
+    known = at >= 0
+    kn = at[known]
+    fresh = new_b[known] & ~meta[kn] & np.uint8(3)
+    meta[kn] |= fresh | (fresh << np.uint8(NEW_SHIFT))
+    add_k, add_b = new_k[~known], new_b[~known]
+    if len(add_k):
+        slots = np.searchsorted(keys, add_k)
+        keys = np.insert(keys, slots, add_k)
+        meta = np.insert(meta, slots, add_b | (add_b << np.uint8(NEW_SHIFT)))
+        count = np.insert(count, slots, COUNT(0))
+    return keys, meta, count
+
+
+def retrograde_step(run: Run, step: int, part: int, classes_at: int) -> dict:
+    """Ply ``step`` of partition ``part`` (module doc); ``classes_at`` is the enumeration's
+    last step (whose keys and meta bytes are final). Returns its summary: classes
+    ``decided`` at this ply, messages ``sent``, seconds, CPU seconds."""
+    start, cpu = time.perf_counter(), time.process_time()
+    rs = Ruleset.from_id(run.ruleset)
+    eng = engine(rs)
+    classes = run.record(ENUM, classes_at, part)
+    keys = run.load(classes, "keys")
+    if step == 1:
+        meta = run.load(classes, "meta")
+        count = run.load(classes, "count")
+        win = (meta & WIN_NOW) != 0
+        avoid = (meta & CAN_AVOID) != 0
+        lose = ~win & (count == 0) & ~avoid
+        value = np.full(len(keys), OPEN, dtype=np.uint8)
+        value[win] = V_WIN
+        value[lose] = V_LOSS
+        value[~win & ~lose & avoid] = AVOID
+        decided = np.flatnonzero(win | lose)
+        count[decided] = step
+        received = 0
+    else:
+        rec = run.record(PLY, step - 1, part)
+        value, count = run.load(rec, "value"), run.load(rec, "count")
+        got_k, got_p = inbox(run, PLY, step - 1, part)
+        received = sum(len(k) for k in got_k)
+        decided = _settle(keys, value, count, got_k, got_p, step)
+    out_k, out_p = _unplay(eng, keys, value, decided)
+    out_k, out_p, offsets, digests = group_by_owner(out_k, out_p, run.partitions)
+    summary = _summary(
+        start,
+        cpu,
+        classes=len(keys),
+        received=received,
+        decided=len(decided),
+        sent=len(out_k),
+        offsets=offsets,
+        digests=digests,
+    )
+    arrays = {"value": value, "count": count, "out-keys": out_k, "out-pay": out_p}
+    return brief(run.write(PLY, step, part, arrays, summary)["summary"])
+
+
+def _settle(keys, value, count, got_k, got_p, ply: int) -> np.ndarray:
+    """Apply the messages of the last ply (module doc): returns the rows decided at ``ply``."""
+    if not got_k:
+        return np.zeros(0, dtype=np.int64)
+    pk = np.concatenate(got_k)
+    pay = np.concatenate(got_p)
+    rows = find_sorted(keys, pk)
+    held = rows >= 0  # a parent that is not reachable was proposed: it is no class of ours
+    rows, pay = rows[held], pay[held]
+    order = np.argsort(rows, kind="stable")
+    rows, pay = rows[order], pay[order]
+    if not len(rows):
+        return rows
+    starts = np.flatnonzero(np.concatenate([[True], rows[1:] != rows[:-1]]))
+    r = rows[starts]
+    good = np.bitwise_or.reduceat(pay & GOOD, starts) != 0
+    hits = np.add.reduceat((pay >> np.uint32(1)).astype(np.int64), starts)
+    v = value[r]
+    open_ = (v == OPEN) | (v == AVOID)
+    winners = r[open_ & good]
+    value[winners] = V_WIN
+    count[winners] = ply
+    rest = open_ & ~good
+    counted, hits = r[rest], hits[rest]
+    left = count[counted].astype(np.int64) - hits
+    if (left < 0).any():
+        raise AssertionError("un-playing found more edges than enumerated")
+    count[counted] = left
+    lost = counted[(left == 0) & (value[counted] == OPEN)]
+    value[lost] = V_LOSS
+    count[lost] = ply
+    return np.sort(np.concatenate([winners, lost]))
+
+
+def _unplay(eng, keys, value, decided):
+    """Every parent of the ``decided`` rows, as (distinct parent keys, message): bit 0 set
+    where an action into them wins for the parent, above it the count of distinct
+    (parent, child, pass) edges won for the parent's opponent."""
+    unplayer = Unplayer(eng)
+    parts_k, parts_p = [], []
+    for lo in range(0, len(decided), UNPLAY_BATCH):
+        child = decided[lo : lo + UNPLAY_BATCH]
+        r, pk, same = unplay_batch(eng, unplayer, keys[child])
+        if not len(r):
+            continue
+        cv = value[child[r]]
+        good = np.where(same, cv == V_WIN, cv == V_LOSS)
+        # Distinct (parent, child, pass) edges: a child is un-played in this batch alone.
+        order = np.lexsort((same, r, pk))
+        pk, r, same, good = pk[order], r[order], same[order], good[order]
+        distinct = np.ones(len(pk), dtype=bool)
+        distinct[1:] = (pk[1:] != pk[:-1]) | (r[1:] != r[:-1]) | (same[1:] != same[:-1])
+        pk, good = pk[distinct], good[distinct]
+        msg = np.where(good, GOOD, np.uint32(2))  # a good edge, or one bad edge (hits 1)
+        parts_k.append(pk)
+        parts_p.append(msg.astype(np.uint32))
+        if sum(len(k) for k in parts_k) > HELD:
+            merged = _combine(parts_k, parts_p)
+            parts_k, parts_p = [merged[0]], [merged[1]]
+    return _combine(parts_k, parts_p)
+
+
+def _combine(parts_k: list, parts_p: list):
+    """One message per distinct parent key of the parts: good if any is, hits summed."""
+    if not parts_k:
+        return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint32)
+    pk = np.concatenate(parts_k)
+    msg = np.concatenate(parts_p)
+    parts_k.clear()
+    parts_p.clear()
+    order = np.argsort(pk)
+    pk, msg = pk[order], msg[order]
+    del order
+    starts = np.flatnonzero(np.concatenate([[True], pk[1:] != pk[:-1]]))
+    good = np.bitwise_or.reduceat(msg & GOOD, starts)
+    hits = np.add.reduceat(msg >> np.uint32(1), starts)
+    return pk[starts], (hits << np.uint32(1)) | good
+
+
+def final_step(run: Run, part: int, classes_at: int, plies_at: int) -> dict:
+    """Every class's result, plies, reachable colourings and orbit size (the solve's
+    answer for this partition), from the enumeration's last step and the last ply."""
+    start, cpu = time.perf_counter(), time.process_time()
+    rs = Ruleset.from_id(run.ruleset)
+    eng = engine(rs)
+    classes = run.record(ENUM, classes_at, part)
+    keys, meta = run.load(classes, "keys"), run.load(classes, "meta")
+    rec = run.record(PLY, plies_at, part)
+    value, count = run.load(rec, "value"), run.load(rec, "count")
+    result = np.select([value == V_WIN, value == V_LOSS], [WIN, LOSS], UNKNOWN).astype(np.int8)
+    plies = np.where(result == UNKNOWN, 0, count).astype(COUNT)
+    sides = (meta & np.uint8(3)).astype(np.int8)
+    orbit = np.zeros(len(keys), dtype=np.int8)
+    for lo in range(0, len(keys), 1 << 13):
+        me, them, _, _ = eng.unpack_class(keys[lo : lo + (1 << 13)])
+        orbit[lo : lo + (1 << 13)] = eng.orbit_sizes(me, them)
+    weight = (sides & 1).astype(np.int64) + (sides >> 1 & 1)
+    root = root_key(rs)
+    at = find_sorted(keys, root)[0] if owner_of(root, run.partitions)[0] == part else -1
+    summary = _summary(
+        start,
+        cpu,
+        classes=len(keys),
+        positions=int((weight * orbit).sum()),
+        canonical=int(weight.sum()),
+        wins=int((result == WIN).sum()),
+        losses=int((result == LOSS).sum()),
+        root=None if at < 0 else {"result": int(result[at]), "plies": int(plies[at])},
+        deepest=int(plies.max()) if len(plies) else 0,
+    )
+    arrays = {"result": result, "plies": plies, "sides": sides, "orbit": orbit}
+    return run.write(FINAL, 0, part, arrays, summary)["summary"]

@@ -1,0 +1,303 @@
+"""The partitioned solver gives the compact solver's solution, class by class, for any
+partition count; it goes on from its last step after a stop, a killed driver or a move to
+another folder; a damaged, foreign or missing file is a one-line error, never a value."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from harness.cli import main
+from harness.rules import Ruleset
+from harness.solver import compact
+from harness.solver.partitioned import PartitionError, assemble, solve
+from harness.solver.partitioned.driver import Budget
+from harness.solver.partitioned.files import owner_of
+from harness.solver.partitioned.steps import ENUM, PLY, enumerate_step
+
+RULESETS = [
+    "pop1-3x3-c3-torus-continue-binempty-king-nozero-nojump",
+    "pop1-3x4-c4-torus-draw-always-queen-zero-jump",
+    "pop1-4x4-c3-klein-continue-binempty-king-nozero-nojump",
+    "pop1-4x4-c3-ringout-continue-binempty-king-nozero-nojump",
+    "pop1-4x4-c3-blocked-continue-nomove-rook-nozero-nojump",
+    "pop1-3x3-c8-reincarnation-continue-binempty-king-nozero-nojump",
+    "pop1-4x4-c3-reincarnation-continue-binempty-king-nozero-nojump",
+]
+KLEIN = RULESETS[2]
+
+
+@pytest.fixture(scope="module")
+def single():
+    """The single-process compact solutions, once per ruleset."""
+    cache: dict = {}
+
+    def get(rid: str):
+        if rid not in cache:
+            cache[rid] = compact.solve(Ruleset.from_id(rid), progress=False)
+        return cache[rid]
+
+    return get
+
+
+def assert_same(a, b) -> None:
+    """Every class's key, value, plies, colourings and orbit, and the totals."""
+    assert np.array_equal(a.keys, b.keys)
+    assert np.array_equal(a.result, b.result)
+    assert np.array_equal(a.ply_table.astype(np.int64), b.ply_table.astype(np.int64))
+    assert np.array_equal(a.sides, b.sides)
+    assert np.array_equal(a.orbit, b.orbit)
+    assert (a.value, a.plies, a.positions) == (b.value, b.plies, b.positions)
+
+
+@pytest.mark.parametrize("rid", RULESETS)
+@pytest.mark.parametrize("partitions", [1, 3, 8])
+def test_same_solution_as_compact(rid, partitions, single, tmp_path):
+    rs = Ruleset.from_id(rid)
+    got = solve(rs, tmp_path / "w", partitions=partitions, progress=False)
+    want = single(rid)
+    assert (got.value, got.plies, got.classes, got.positions) == (
+        want.value,
+        want.plies,
+        want.classes,
+        want.positions,
+    )
+    assert got.canonical == want.canonical
+    assert_same(assemble(rs, tmp_path / "w"), want)
+    # Only the enumeration's last step, the last ply and the final step stay on disk.
+    kept = sorted(p.name for p in (tmp_path / "w").iterdir() if p.is_dir())
+    assert kept == [f"enum-{got.enum_steps - 1:04d}", "final-0000", f"ply-{got.plies_steps:04d}"]
+
+
+def test_partitions_are_balanced(single):
+    keys = single(KLEIN).keys  # 12,903 classes
+    sizes = np.bincount(owner_of(keys, 8), minlength=8)
+    assert sizes.max() < 1.1 * len(keys) / 8 and sizes.min() > 0.9 * len(keys) / 8
+    # a stable function of the key: the same key, the same owner, in any batch
+    assert np.array_equal(owner_of(keys[::-1], 8)[::-1], owner_of(keys, 8))
+
+
+def test_a_stopped_solve_goes_on_from_its_last_step(single, tmp_path):
+    rs = Ruleset.from_id(KLEIN)
+    with pytest.raises(Budget, match="enumeration step 0"):
+        solve(rs, tmp_path, partitions=3, max_seconds=1e-9)
+    state = json.loads((tmp_path / "state.json").read_text())
+    assert (state["phase"], state["step"]) == (ENUM, 0)
+    # stop again in the retrograde pass: a tick that raises stands for a killed driver
+    lines: list[str] = []
+
+    def tick(line: str) -> None:
+        lines.append(line)
+        if line.startswith("retrograde: ply 3"):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        solve(rs, tmp_path, partitions=3, tick=tick)
+    assert lines[0].startswith("enumerate: step 1,")  # step 0 was not run again
+    # the driver died after ply 3's tasks and before its save: ply 3 is on disk, unsaved
+    assert json.loads((tmp_path / "state.json").read_text())["step"] == 2
+    got = solve(rs, tmp_path, partitions=3)
+    assert got.reused == 3  # ply 3 of every partition was found finished, not rerun
+    assert_same(assemble(rs, tmp_path), single(KLEIN))
+
+
+def test_a_partition_finished_before_the_driver_died_is_kept(single, tmp_path):
+    rs = Ruleset.from_id(KLEIN)
+    with pytest.raises(Budget):
+        solve(rs, tmp_path, partitions=3, max_seconds=1e-9)
+    run = _run(tmp_path)
+    enumerate_step(run, 1, 2)  # partition 2 finished step 1; the others did not
+    got = solve(rs, tmp_path, partitions=3)
+    assert got.reused == 1
+    assert_same(assemble(rs, tmp_path), single(KLEIN))
+
+
+def test_a_moved_work_folder_goes_on(single, tmp_path):
+    rs = Ruleset.from_id(KLEIN)
+    with pytest.raises(Budget):
+        solve(rs, tmp_path / "here", partitions=3, max_seconds=1e-9)
+    solve_until(rs, tmp_path / "here", "retrograde: ply 2")
+    shutil.move(tmp_path / "here", tmp_path / "there")
+    solve(rs, tmp_path / "there", partitions=3)
+    assert_same(assemble(rs, tmp_path / "there"), single(KLEIN))
+
+
+def solve_until(rs, folder, prefix: str) -> None:
+    def tick(line: str) -> None:
+        if line.startswith(prefix):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        solve(rs, folder, partitions=3, tick=tick)
+
+
+def _run(folder):
+    from harness.solver.partitioned.driver import open_run
+
+    return open_run(folder, Ruleset.from_id(KLEIN), 3, fresh=False)
+
+
+def stopped_in_retrograde(tmp_path):
+    """A solve of KLEIN in 3 partitions whose driver died during ply 3, before any of its
+    tasks finished (saved at ply 2): going on runs ply 3, which reads ply 2."""
+    rs = Ruleset.from_id(KLEIN)
+    solve_until(rs, tmp_path, "retrograde: ply 3")
+    shutil.rmtree(tmp_path / "ply-0003")
+    return rs
+
+
+def test_a_damaged_column_is_an_error(tmp_path):
+    rs = stopped_in_retrograde(tmp_path)
+    path = tmp_path / "ply-0002" / "part-001" / "count.npy"
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 1
+    path.write_bytes(bytes(data))
+    with pytest.raises(PartitionError, match=r"ply-0002/part-001/count\.npy: damaged"):
+        solve(rs, tmp_path, partitions=3)
+
+
+def test_a_damaged_slice_sent_to_a_partition_is_an_error(tmp_path):
+    rs = stopped_in_retrograde(tmp_path)
+    path = tmp_path / "ply-0002" / "part-000" / "out-pay.npy"
+    pay = np.load(path)
+    assert len(pay)
+    pay[0] ^= np.uint32(2)  # one bad edge more or less
+    np.save(path, pay)
+    damaged = r"ply-0002/part-000/out-keys\.npy, out-pay\.npy: damaged \(the slice for partition"
+    with pytest.raises(PartitionError, match=damaged):
+        solve(rs, tmp_path, partitions=3)
+
+
+def test_a_foreign_step_is_an_error(tmp_path):
+    rs = stopped_in_retrograde(tmp_path)
+    done = tmp_path / "ply-0002" / "part-002" / "done.json"
+    rec = json.loads(done.read_text())
+    rec["token"] = "0" * 32
+    done.write_text(json.dumps(rec))
+    with pytest.raises(PartitionError, match=r"part-002/done\.json: written by another run"):
+        solve(rs, tmp_path, partitions=3)
+
+
+def test_a_missing_file_is_an_error(tmp_path):
+    rs = stopped_in_retrograde(tmp_path)
+    (tmp_path / "ply-0002" / "part-000" / "value.npy").unlink()
+    with pytest.raises(PartitionError, match=r"ply-0002/part-000/value\.npy: missing"):
+        solve(rs, tmp_path, partitions=3)
+
+
+def test_a_partition_step_removed_whole_is_run_again(single, tmp_path):
+    rs = Ruleset.from_id(KLEIN)
+    solve_until(rs, tmp_path, "retrograde: ply 3")
+    shutil.rmtree(tmp_path / "ply-0003" / "part-001")
+    assert solve(rs, tmp_path, partitions=3).reused == 2
+    assert_same(assemble(rs, tmp_path), single(KLEIN))
+
+
+def test_a_linked_column_is_refused(tmp_path):
+    rs = stopped_in_retrograde(tmp_path)
+    path = tmp_path / "ply-0002" / "part-000" / "value.npy"
+    (tmp_path / "elsewhere.npy").write_bytes(path.read_bytes())
+    path.unlink()
+    path.symlink_to(tmp_path / "elsewhere.npy")
+    with pytest.raises(PartitionError, match="value.npy: a symbolic link"):
+        solve(rs, tmp_path, partitions=3)
+
+
+@pytest.mark.parametrize(
+    "setup, message",
+    [
+        (lambda d: (d / "notes.txt").write_text("mine"), "holds files of no partitioned solve"),
+        (lambda d: (d / "run.json").write_text("{"), "run.json is unreadable"),
+    ],
+)
+def test_unusable_work_folders(setup, message, tmp_path):
+    setup(tmp_path)
+    with pytest.raises(PartitionError, match=message):
+        solve(Ruleset.from_id(KLEIN), tmp_path, partitions=2)
+
+
+def test_another_solve_or_partition_count_is_refused_then_fresh_starts_over(single, tmp_path):
+    rs = Ruleset.from_id(KLEIN)
+    with pytest.raises(Budget):
+        solve(rs, tmp_path, partitions=3, max_seconds=1e-9)
+    with pytest.raises(PartitionError, match="in 3 partitions, not .* in 4"):
+        solve(rs, tmp_path, partitions=4)
+    other = Ruleset.from_id(RULESETS[0])
+    with pytest.raises(PartitionError, match="holds a solve of " + KLEIN):
+        solve(other, tmp_path, partitions=3)
+    got = solve(rs, tmp_path, partitions=4, fresh=True)
+    assert got.reused == 0
+    assert_same(assemble(rs, tmp_path), single(KLEIN))
+
+
+def test_cli_solves_resumes_and_says_errors_in_one_line(single, tmp_path, capsys):
+    work = tmp_path / "w"
+    args = ["solve", KLEIN, "--method", "partitioned", "--workdir", str(work), "--partitions", "2"]
+    assert main([*args, "--time-limit", "0.000001"]) == 3
+    err = capsys.readouterr().err
+    assert "time budget" in err and "goes on from there" in err
+    assert main([*args, "--json", "--out", str(tmp_path / "s.npz")]) == 0
+    report = json.loads(capsys.readouterr().out)
+    want = single(KLEIN)
+    assert (report["value"], report["classes"], report["positions"]) == (
+        want.value,
+        want.classes,
+        want.positions,
+    )
+    assert report["method"] == "partitioned" and report["partitions"] == 2
+    from harness.solver.solution import Solution
+
+    assert_same(Solution.load(tmp_path / "s.npz"), want)
+    (work / f"enum-{report['enumeration_steps'] - 1:04d}" / "part-000" / "keys.npy").write_bytes(
+        b"x"
+    )
+    (work / "final-0000" / "part-000" / "done.json").unlink()
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "keys.npy: damaged" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        ([], "needs --workdir"),
+        (["--workdir", "W", "--threads", "2"], "--threads 2 runs the compact solver's batches"),
+        (["--workdir", "W", "--memory-limit", "2"], "--memory-limit is not an option"),
+    ],
+)
+def test_cli_refuses_options_it_does_not_take(extra, message, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["solve", KLEIN, "--method", "partitioned", *extra]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_cli_partitions_need_the_partitioned_method(capsys):
+    assert main(["solve", KLEIN, "--method", "compact", "--partitions", "2"]) == 2
+    assert "--partitions needs --method partitioned" in capsys.readouterr().err
+
+
+def test_keys_of_two_words_are_refused(tmp_path):
+    with pytest.raises(PartitionError, match="take 2 words"):
+        solve(
+            Ruleset.from_id("pop1-6x6-c4-reincarnation-continue-binempty-king-nozero-nojump"),
+            tmp_path,
+            partitions=2,
+        )
+
+
+def test_plies_of_every_partition_are_kept_apart(tmp_path):
+    """Each partition's step holds its own classes only: no class is in two partitions."""
+    rs = Ruleset.from_id(KLEIN)
+    got = solve(rs, tmp_path, partitions=3)
+    seen = []
+    for part in range(3):
+        step = tmp_path / f"enum-{got.enum_steps - 1:04d}"
+        keys = np.load(step / f"part-{part:03d}" / "keys.npy")
+        assert (owner_of(keys, 3) == part).all()
+        assert (keys[1:] > keys[:-1]).all()
+        seen.append(keys)
+    assert sum(len(k) for k in seen) == got.classes
+    assert (tmp_path / f"{PLY}-{got.plies_steps:04d}").is_dir()
