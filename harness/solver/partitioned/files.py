@@ -10,7 +10,7 @@ A work folder holds::
         out-keys.npy out-pay.npy         what it found for every owner, grouped by owner
         done.json                        token, step, partition, files: [bytes, sha256]
     ply-0012/part-003/        the same for retrograde step 12 (value.npy, count.npy, out-*)
-    final/part-003/           its classes' results, plies, colourings and orbit sizes
+    final-0000/part-003/      its classes' results, plies, colourings and orbit sizes
 
 Paths in the records are relative to the folder, so a folder can be moved or copied to
 another machine and resumed there. A file is read only through :func:`load`, which checks
@@ -21,7 +21,7 @@ wrong value.
 
 >>> keys = np.array([1, 2, 3, 4, 5, 6, 7, 8], dtype=np.uint64)
 >>> owner_of(keys, 3).tolist()
-[0, 2, 0, 1, 0, 2, 1, 2]
+[0, 2, 0, 2, 2, 2, 2, 2]
 """
 
 from __future__ import annotations
