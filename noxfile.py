@@ -105,9 +105,13 @@ def audit(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON, default=False)
 def bench(session: nox.Session) -> None:
-    """Print the solver speed tables (--big: the 5x5 c4 strong solve; --cluster: Dask) and the
-    Lean declaration table of every published certificate (estimated kernel steps)."""
+    """Print the solver speed tables (--big: the 5x5 c4 strong solve; --cluster: Dask;
+    --partitioned: the partitioned solve) and the Lean declaration table of every published
+    certificate (estimated kernel steps)."""
     session.install("-e", ".")
+    if "--partitioned" in session.posargs:  # P = 1..16, 1 and 2 workers, the cost model
+        session.run("python", "benchmarks/bench_partitioned.py", *session.posargs)
+        return
     if "--cluster" in session.posargs:  # Dask on 1 and 2 workers: overhead, split certify
         session.run("python", "benchmarks/bench_cluster.py", *session.posargs)
         return

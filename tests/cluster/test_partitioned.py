@@ -51,7 +51,7 @@ def test_two_local_workers(rid, partitions, local_session, single, tmp_path):
     assert got.value == single(rid).value and got.classes == single(rid).classes
     assert_same(assemble(rs, tmp_path), single(rid))
     assert len(got.per_worker) == 2  # both workers ran steps
-    assert got.tasks == partitions * (got.enum_steps + got.plies_steps + 1)
+    assert got.tasks == partitions * (got.enum_steps + got.plies_steps + 1)  # + the final step
 
 
 def test_one_local_worker(single, tmp_path):

@@ -43,6 +43,8 @@ from harness.solver.partitioned.steps import (
 )
 from harness.solver.solution import LOSS, WIN, CompactSolution
 
+FILTER_OPEN = 0.5  # un-play through the open filters where at most this share is open
+
 # Where a partition's task failed for a reason of the work folder: said as it is.
 TASK_ERRORS = (PartitionError, OSError)
 
@@ -63,7 +65,7 @@ class PartitionedSolve:
     value: str
     plies: int | None
     deepest: int
-    enum_steps: int
+    enum_steps: int  # steps of the enumeration (0, 1, ...) and of the retrograde pass
     plies_steps: int
     seconds: float = 0.0
     driver_cpu: float = 0.0
@@ -147,6 +149,9 @@ class Driver:
                 "task_seconds": [s.get("seconds", 0.0) for s in summaries],
                 "task_cpu": [s.get("cpu", 0.0) for s in summaries],
                 "sent": sum(int(s.get("sent", 0)) for s in summaries),
+                "filtered": any(s.get("filtered", False) for s in summaries),
+                "out_bytes": sum(int(s.get("out_bytes", 0)) for s in summaries),
+                "column_bytes": sum(int(s.get("column_bytes", 0)) for s in summaries),
             }
         )
         return summaries
@@ -287,7 +292,7 @@ def solve(
         say(f"enumerate: step {s}, {classes:,} classes, {sent:,} successors sent")
         state = {"phase": ENUM, "step": s, "classes": classes}
         if sent == 0:
-            state = {"phase": PLY, "step": 0, "classes_at": s, "classes": classes}
+            state = {"phase": PLY, "step": -1, "classes_at": s, "classes": classes}
         _save_state(run, state)
         if s > 0:
             run.remove_step(ENUM, s - 1)
@@ -295,16 +300,20 @@ def solve(
     classes_at = int(state["classes_at"]) if state["phase"] != ENUM else -1
     while state["phase"] == PLY:
         k = int(state["step"]) + 1
-        got = drv.step(PLY, k, retrograde_step, classes_at)
+        # The open filters pay where at most half the classes are open (as in the compact
+        # solver); the open count is the last step's.
+        filtered = k >= 1 and int(state.get("open", -1)) <= FILTER_OPEN * int(state["classes"])
+        got = drv.step(PLY, k, retrograde_step, classes_at, filtered)
         decided = sum(g["decided"] for g in got)
-        say(f"retrograde: ply {k}, {decided:,} classes decided")
-        state = {**state, "step": k}
-        if decided == 0:
+        still = sum(g["open"] for g in got)
+        say(f"retrograde: step {k}, ply {max(k, 1)}, {decided:,} classes decided, {still:,} open")
+        state = {**state, "step": k, "open": still}
+        if decided == 0 and k >= 1:
             state = {**state, "phase": FINAL, "plies_at": k}
         _save_state(run, state)
-        if k > 1:
+        if k > 0:
             run.remove_step(PLY, k - 1)
-        check_time(f"ply {k}")
+        check_time(f"retrograde step {k}")
     got = drv.step(FINAL, 0, final_step, classes_at, int(state["plies_at"]))
     root = next(g["root"] for g in got if g.get("root") is not None)
     value = {WIN: "x", LOSS: "o"}.get(root["result"], "draw")
@@ -319,7 +328,7 @@ def solve(
         plies=None if value == "draw" else root["plies"],
         deepest=max(g["deepest"] for g in got),
         enum_steps=classes_at + 1,
-        plies_steps=int(state["plies_at"]),
+        plies_steps=int(state["plies_at"]) + 1,
         seconds=time.perf_counter() - start,
         driver_cpu=time.process_time() - cpu - (drv.task_cpu if session is None else 0.0),
         task_cpu=drv.task_cpu,

@@ -167,6 +167,11 @@ class Run:
                     fh.flush()
                     os.fsync(fh.fileno())
                 files[name] = [path.stat().st_size, file_hash(path)]
+            summary = {
+                **summary,
+                "out_bytes": sum(v[0] for k, v in files.items() if k.startswith("out-")),
+                "column_bytes": sum(v[0] for k, v in files.items() if not k.startswith("out-")),
+            }
             rec = {
                 "token": self.token,
                 "phase": phase,

@@ -55,6 +55,12 @@ ENUM, PLY, FINAL = "enum", "ply", "final"
 COUNT = np.uint16
 COUNT_TOP = np.iinfo(COUNT).max
 
+# The open filter (OpenFilter): bits a class at least (as the compact solver's KeyFilter),
+# the least table, and its hash constant.
+FILTER_BITS = 16
+FILTER_MIN_BITS = 10
+FILTER_MULT = np.uint64(0xC2B2AE3D27D4EB4F)
+
 # Successors (or parents) held before they are reduced to distinct keys: 2**22 take 36 MB.
 HELD = 1 << 22
 
@@ -159,16 +165,26 @@ def _merge_received(keys, meta, count, new_k, new_b):
     return keys, meta, count
 
 
-def retrograde_step(run: Run, step: int, part: int, classes_at: int) -> dict:
-    """Ply ``step`` of partition ``part`` (module doc); ``classes_at`` is the enumeration's
-    last step (whose keys and meta bytes are final). Returns its summary: classes
-    ``decided`` at this ply, messages ``sent``, seconds, CPU seconds."""
+def retrograde_step(
+    run: Run, step: int, part: int, classes_at: int, filtered: bool = False
+) -> dict:
+    """Retrograde step ``step`` of partition ``part`` (module doc); ``classes_at`` is the
+    enumeration's last step (whose keys and meta bytes are final).
+
+    Step 0 decides the classes of ply 1 (they win at once, or have no action and cannot
+    draw); step k >= 1 takes the classes of ply k (for k >= 2 decided by what step k-1
+    sent) and un-plays them. With ``filtered``, a parent proposed by the un-playing is
+    played forward only if the filters of the classes open after step k-1 (one per
+    partition, :class:`OpenFilter`) may hold it: the others are decided already. Returns
+    the summary: classes ``decided`` at ply max(k, 1), classes still ``open``, messages
+    ``sent``, seconds, CPU seconds."""
     start, cpu = time.perf_counter(), time.process_time()
     rs = Ruleset.from_id(run.ruleset)
     eng = engine(rs)
     classes = run.record(ENUM, classes_at, part)
     keys = run.load(classes, "keys")
-    if step == 1:
+    received = 0
+    if step == 0:
         meta = run.load(classes, "meta")
         count = run.load(classes, "count")
         win = (meta & WIN_NOW) != 0
@@ -179,15 +195,23 @@ def retrograde_step(run: Run, step: int, part: int, classes_at: int) -> dict:
         value[lose] = V_LOSS
         value[~win & ~lose & avoid] = AVOID
         decided = np.flatnonzero(win | lose)
-        count[decided] = step
-        received = 0
+        count[decided] = 1
+        del meta, win, avoid, lose
+        out_k, out_p = np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint32)
     else:
         rec = run.record(PLY, step - 1, part)
         value, count = run.load(rec, "value"), run.load(rec, "count")
-        got_k, got_p = inbox(run, PLY, step - 1, part)
-        received = sum(len(k) for k in got_k)
-        decided = _settle(keys, value, count, got_k, got_p, step)
-    out_k, out_p = _unplay(eng, keys, value, decided)
+        if step == 1:
+            decided = np.flatnonzero((value == V_WIN) | (value == V_LOSS))
+        else:
+            got_k, got_p = inbox(run, PLY, step - 1, part)
+            received = sum(len(k) for k in got_k)
+            decided = _settle(keys, value, count, got_k, got_p, step)
+            del got_k, got_p
+        keep = OpenFilter.load(run, step - 1).may_hold if filtered else None
+        out_k, out_p = _unplay(eng, keys, value, decided, keep)
+    open_rows = np.flatnonzero((value == OPEN) | (value == AVOID))
+    table = OpenFilter.table_of(keys[open_rows])
     out_k, out_p, offsets, digests = group_by_owner(out_k, out_p, run.partitions)
     summary = _summary(
         start,
@@ -195,12 +219,69 @@ def retrograde_step(run: Run, step: int, part: int, classes_at: int) -> dict:
         classes=len(keys),
         received=received,
         decided=len(decided),
+        open=len(open_rows),
         sent=len(out_k),
+        filtered=bool(filtered),
         offsets=offsets,
         digests=digests,
     )
-    arrays = {"value": value, "count": count, "out-keys": out_k, "out-pay": out_p}
+    arrays = {
+        "value": value,
+        "count": count,
+        "open": table,
+        "out-keys": out_k,
+        "out-pay": out_p,
+    }
     return brief(run.write(PLY, step, part, arrays, summary)["summary"])
+
+
+class OpenFilter:
+    """Which class keys may be open: one table of bits per partition, made by that
+    partition from its open classes (:meth:`table_of`, at least :data:`FILTER_BITS` bits a
+    class, a power of two); a key is looked up in its owner's table. A key whose bit is
+    clear is not open; at most about one in :data:`FILTER_BITS` of the others shares a bit
+    with an open one. Classes only leave the open set, so the filter of an earlier step
+    still holds every class open now.
+
+    The hash is the high bits of key x :data:`FILTER_MULT`, another constant than the
+    owner's (:data:`~harness.solver.partitioned.files.MULT`): with the same one a
+    partition's keys would share their low bits of it and fill part of the table only.
+
+    >>> keys = np.array([5, 9, 12], dtype=np.uint64)
+    >>> OpenFilter([OpenFilter.table_of(keys)]).may_hold(keys).tolist()
+    [True, True, True]
+    """
+
+    def __init__(self, tables: list[np.ndarray]):
+        sizes = np.array([len(t) * 8 for t in tables], dtype=np.int64)
+        self.shift = np.array([64 - int(n).bit_length() + 1 for n in sizes], dtype=np.uint64)
+        self.base = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.uint64)
+        self.table = np.concatenate(tables) if tables else np.zeros(0, dtype=np.uint8)
+        self.partitions = len(tables)
+
+    @staticmethod
+    def table_of(keys: np.ndarray) -> np.ndarray:
+        bits = max(FILTER_MIN_BITS, int(len(keys) * FILTER_BITS - 1).bit_length())
+        table = np.zeros(1 << (bits - 3), dtype=np.uint8)
+        if len(keys):
+            h = (keys * FILTER_MULT) >> np.uint64(64 - bits)
+            np.bitwise_or.at(
+                table,
+                (h >> np.uint64(3)).astype(np.int64),
+                np.left_shift(1, (h & np.uint64(7)).astype(np.uint8)).astype(np.uint8),
+            )
+        return table
+
+    @classmethod
+    def load(cls, run: Run, step: int) -> OpenFilter:
+        return cls([run.load(run.record(PLY, step, q), "open") for q in range(run.partitions)])
+
+    def may_hold(self, keys: np.ndarray) -> np.ndarray:
+        q = owner_of(keys, self.partitions)
+        h = (keys * FILTER_MULT) >> self.shift[q]
+        h += self.base[q]
+        byte = self.table.take((h >> np.uint64(3)).astype(np.int64), mode="clip")
+        return ((byte >> (h & np.uint64(7)).astype(np.uint8)) & 1).astype(bool)
 
 
 def _settle(keys, value, count, got_k, got_p, ply: int) -> np.ndarray:
@@ -237,15 +318,16 @@ def _settle(keys, value, count, got_k, got_p, ply: int) -> np.ndarray:
     return np.sort(np.concatenate([winners, lost]))
 
 
-def _unplay(eng, keys, value, decided):
+def _unplay(eng, keys, value, decided, keep=None):
     """Every parent of the ``decided`` rows, as (distinct parent keys, message): bit 0 set
     where an action into them wins for the parent, above it the count of distinct
-    (parent, child, pass) edges won for the parent's opponent."""
+    (parent, child, pass) edges won for the parent's opponent. With ``keep``, only the
+    parents it keeps (the others are decided: their messages would be dropped)."""
     unplayer = Unplayer(eng)
     parts_k, parts_p = [], []
     for lo in range(0, len(decided), UNPLAY_BATCH):
         child = decided[lo : lo + UNPLAY_BATCH]
-        r, pk, same = unplay_batch(eng, unplayer, keys[child])
+        r, pk, same = unplay_batch(eng, unplayer, keys[child], keep)
         if not len(r):
             continue
         cv = value[child[r]]

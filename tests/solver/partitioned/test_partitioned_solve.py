@@ -69,7 +69,34 @@ def test_same_solution_as_compact(rid, partitions, single, tmp_path):
     assert_same(assemble(rs, tmp_path / "w"), want)
     # Only the enumeration's last step, the last ply and the final step stay on disk.
     kept = sorted(p.name for p in (tmp_path / "w").iterdir() if p.is_dir())
-    assert kept == [f"enum-{got.enum_steps - 1:04d}", "final-0000", f"ply-{got.plies_steps:04d}"]
+    last_ply = f"ply-{got.plies_steps - 1:04d}"
+    assert kept == [f"enum-{got.enum_steps - 1:04d}", "final-0000", last_ply]
+
+
+@pytest.mark.parametrize("rid", [RULESETS[3], RULESETS[6], KLEIN])
+@pytest.mark.parametrize("share", [0.0, 1.0])
+def test_open_filters_change_nothing(rid, share, single, tmp_path, monkeypatch):
+    """Un-playing through the open filters at every step (share 1) or at none (0)."""
+    from harness.solver.partitioned import driver
+
+    monkeypatch.setattr(driver, "FILTER_OPEN", share)
+    rs = Ruleset.from_id(rid)
+    got = solve(rs, tmp_path, partitions=3)
+    used = [s["filtered"] for s in got.steps if s["phase"] == PLY and s["step"] >= 1]
+    assert all(used) if share else not all(used)
+    assert_same(assemble(rs, tmp_path), single(rid))
+
+
+def test_the_open_filter_holds_every_open_class(single):
+    from harness.solver.partitioned.steps import OpenFilter
+
+    keys = single(KLEIN).keys
+    owner = owner_of(keys, 4)
+    open_ = single(KLEIN).result == 0  # the draws: open to the end
+    tables = [OpenFilter.table_of(keys[(owner == q) & open_]) for q in range(4)]
+    held = OpenFilter(tables).may_hold(keys)
+    assert held[open_].all()
+    assert held[~open_].mean() < 0.1  # about one in 16 of the others gets through
 
 
 def test_partitions_are_balanced(single):
@@ -91,7 +118,7 @@ def test_a_stopped_solve_goes_on_from_its_last_step(single, tmp_path):
 
     def tick(line: str) -> None:
         lines.append(line)
-        if line.startswith("retrograde: ply 3"):
+        if line.startswith("retrograde: step 3"):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
@@ -119,7 +146,7 @@ def test_a_moved_work_folder_goes_on(single, tmp_path):
     rs = Ruleset.from_id(KLEIN)
     with pytest.raises(Budget):
         solve(rs, tmp_path / "here", partitions=3, max_seconds=1e-9)
-    solve_until(rs, tmp_path / "here", "retrograde: ply 2")
+    solve_until(rs, tmp_path / "here", "retrograde: step 2")
     shutil.move(tmp_path / "here", tmp_path / "there")
     solve(rs, tmp_path / "there", partitions=3)
     assert_same(assemble(rs, tmp_path / "there"), single(KLEIN))
@@ -144,7 +171,7 @@ def stopped_in_retrograde(tmp_path):
     """A solve of KLEIN in 3 partitions whose driver died during ply 3, before any of its
     tasks finished (saved at ply 2): going on runs ply 3, which reads ply 2."""
     rs = Ruleset.from_id(KLEIN)
-    solve_until(rs, tmp_path, "retrograde: ply 3")
+    solve_until(rs, tmp_path, "retrograde: step 3")
     shutil.rmtree(tmp_path / "ply-0003")
     return rs
 
@@ -190,7 +217,7 @@ def test_a_missing_file_is_an_error(tmp_path):
 
 def test_a_partition_step_removed_whole_is_run_again(single, tmp_path):
     rs = Ruleset.from_id(KLEIN)
-    solve_until(rs, tmp_path, "retrograde: ply 3")
+    solve_until(rs, tmp_path, "retrograde: step 3")
     shutil.rmtree(tmp_path / "ply-0003" / "part-001")
     assert solve(rs, tmp_path, partitions=3).reused == 2
     assert_same(assemble(rs, tmp_path), single(KLEIN))
@@ -300,4 +327,4 @@ def test_plies_of_every_partition_are_kept_apart(tmp_path):
         assert (keys[1:] > keys[:-1]).all()
         seen.append(keys)
     assert sum(len(k) for k in seen) == got.classes
-    assert (tmp_path / f"{PLY}-{got.plies_steps:04d}").is_dir()
+    assert (tmp_path / f"{PLY}-{got.plies_steps - 1:04d}").is_dir()
