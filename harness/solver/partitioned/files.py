@@ -196,6 +196,14 @@ class Run:
             raise
         return rec
 
+    def drop(self, phase: str, step: int, part: int, names) -> None:
+        """Remove columns of a partition's step once its next step is written: only that
+        partition's next step reads them, and a finished step is never run again. (What
+        it sent stays until the driver has saved the next step: every partition reads it.)
+        A disk holds then about one step's columns, not two."""
+        for name in names:
+            (self.folder / part_dir(phase, step, part) / f"{name}.npy").unlink(missing_ok=True)
+
     def remove_step(self, phase: str, step: int) -> None:
         shutil.rmtree(self.folder / step_dir(phase, step), ignore_errors=True)
 

@@ -93,6 +93,8 @@ def enumerate_step(run: Run, step: int, part: int) -> dict:
     """Enumeration step ``step`` of partition ``part`` (module doc); returns its summary:
     ``classes`` held, classes ``expanded``, successors ``sent``, seconds, CPU seconds."""
     start, cpu = time.perf_counter(), time.process_time()
+    if (done := run.finished(ENUM, step, part)) is not None:
+        return brief(done["summary"])  # a twin of this task finished it
     rs = Ruleset.from_id(run.ruleset)
     eng = engine(rs)
     if step == 0:
@@ -143,7 +145,10 @@ def enumerate_step(run: Run, step: int, part: int) -> dict:
         digests=digests,
     )
     arrays = {"keys": keys, "meta": meta, "count": count, "out-keys": out_k, "out-pay": out_b}
-    return brief(run.write(ENUM, step, part, arrays, summary)["summary"])
+    done = run.write(ENUM, step, part, arrays, summary)
+    if step > 0:
+        run.drop(ENUM, step - 1, part, ("keys", "meta", "count"))
+    return brief(done["summary"])
 
 
 def _merge_received(keys, meta, count, new_k, new_b):
@@ -179,6 +184,8 @@ def retrograde_step(
     the summary: classes ``decided`` at ply max(k, 1), classes still ``open``, messages
     ``sent``, seconds, CPU seconds."""
     start, cpu = time.perf_counter(), time.process_time()
+    if (done := run.finished(PLY, step, part)) is not None:
+        return brief(done["summary"])  # a twin of this task finished it
     rs = Ruleset.from_id(run.ruleset)
     eng = engine(rs)
     classes = run.record(ENUM, classes_at, part)
@@ -232,7 +239,10 @@ def retrograde_step(
         "out-keys": out_k,
         "out-pay": out_p,
     }
-    return brief(run.write(PLY, step, part, arrays, summary)["summary"])
+    done = run.write(PLY, step, part, arrays, summary)
+    if step > 0:
+        run.drop(PLY, step - 1, part, ("value", "count"))
+    return brief(done["summary"])
 
 
 class OpenFilter:
