@@ -289,9 +289,10 @@ def solve(
         got = drv.step(ENUM, s, enumerate_step)
         classes = sum(g["classes"] for g in got)
         sent = sum(g["sent"] for g in got)
+        waiting = sum(g.get("waiting", 0) for g in got)
         say(f"enumerate: step {s}, {classes:,} classes, {sent:,} successors sent")
         state = {"phase": ENUM, "step": s, "classes": classes}
-        if sent == 0:
+        if sent == 0 and waiting == 0:
             state = {"phase": PLY, "step": -1, "classes_at": s, "classes": classes}
         _save_state(run, state)
         if s > 0:
