@@ -332,3 +332,14 @@ def test_plies_of_every_partition_are_kept_apart(tmp_path):
         seen.append(keys)
     assert sum(len(k) for k in seen) == got.classes
     assert (tmp_path / f"{PLY}-{got.plies_steps - 1:04d}").is_dir()
+
+
+def test_python_api(single, tmp_path):
+    import harness
+
+    report = harness.solve(KLEIN, method="partitioned", workdir=tmp_path, partitions=2)
+    assert (report["method"], report["value"], report["classes"]) == (
+        "partitioned",
+        single(KLEIN).value,
+        single(KLEIN).classes,
+    )
