@@ -270,4 +270,5 @@ def _run(tree, ruleset, session, task_nodes, limits, totals, progress, say):
             if say is not None:
                 say(f"{PLAYERS[a]}: {totals['tasks']:,} tasks, {totals['nodes']:,} nodes")
 
+
 __all__ = ["SplitResult", "TASK_NODES", "prove_task", "split_prove"]

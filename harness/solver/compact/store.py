@@ -176,7 +176,10 @@ def group_keys(keys: np.ndarray, bits: np.ndarray | None = None):
     order = np.argsort(keys)
     k = keys[order]
     first = np.ones(len(k), dtype=bool)
-    np.not_equal(k[1:], k[:-1], out=first[1:])
+    if k.dtype.names:  # two-word keys (the partitioned solver's): no ufunc compares them
+        first[1:] = k[1:] != k[:-1]
+    else:
+        np.not_equal(k[1:], k[:-1], out=first[1:])
     starts = np.flatnonzero(first)
     inv = np.empty(len(k), dtype=np.int64)
     inv[order] = np.cumsum(first) - 1

@@ -8,6 +8,7 @@ from contextlib import ExitStack
 from harness.cluster import Session
 from harness.errors import EXIT_BUDGET, HarnessError
 from harness.rules.ruleset import Ruleset
+from harness.solver.batch import engine
 from harness.solver.compact.driver import Ticker
 from harness.solver.partitioned.driver import Budget, assemble, solve
 from harness.solver.partitioned.files import PartitionError
@@ -34,6 +35,11 @@ def solve_partitioned(rs: Ruleset, args, spec) -> dict:
                 f"{flag} is not an option of --method partitioned (its memory is a "
                 "partition's: choose --partitions)"
             )
+    if args.out is not None and engine(rs).key_words != 1:
+        raise HarnessError(
+            f"--out: {rs.id} has two-word class keys, which a solution file does not hold; "
+            "the solve's answer stays in --workdir"
+        )
     partitions = args.partitions or PARTITIONS
     tick = Ticker(quiet=False)
     try:

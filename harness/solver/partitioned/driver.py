@@ -32,6 +32,7 @@ from harness.solver.partitioned.files import (
     new_token,
     step_dir,
 )
+from harness.solver.partitioned.keys import order as keys_order
 from harness.solver.partitioned.steps import (
     ENUM,
     FINAL,
@@ -266,10 +267,10 @@ def solve(
     cpu = time.process_time()
     if partitions < 1:
         raise PartitionError(f"partitions must be 1 or more, not {partitions}")
-    if engine(rs).key_words != 1:
+    if engine(rs).key_words > 2:
         raise PartitionError(
             f"{rs.id}: class keys take {engine(rs).key_words} words; the partitioned solver "
-            "handles one-word keys (2 x squares + bins <= 64 bits)"
+            "handles keys of one or two words (boards of up to 64 squares)"
         )
     run = open_run(Path(workdir), rs, partitions, fresh)
     state = _load_state(run)
@@ -360,7 +361,7 @@ def assemble(rs: Ruleset, workdir: str | os.PathLike) -> CompactSolution:
         for name in ("result", "plies", "sides", "orbit"):
             parts[name].append(run.load(final, name))
     cols = {name: np.concatenate(v) for name, v in parts.items()}
-    order = np.argsort(cols["keys"], kind="stable")
+    order = keys_order(cols["keys"])
     return CompactSolution(
         rs,
         cols["keys"][order],

@@ -37,12 +37,13 @@ import numpy as np
 
 from harness.atomic import write_atomic
 from harness.bounded import MAX_DOCUMENT, loads_json, read_text
+from harness.solver.partitioned.keys import mixed
 
 FORMAT = 1  # the layout above
 
 # Fibonacci hashing (as the compact solver's key filter): the owner is taken from the high
-# half of key * MULT, which spreads neighbouring keys (those that differ in a few low board
-# bits) over every partition.
+# half of key * MULT (keys.mixed for two words), which spreads neighbouring keys (those
+# that differ in a few low board bits) over every partition.
 MULT = np.uint64(0x9E3779B97F4A7C15)
 
 RUN = "run.json"
@@ -58,7 +59,7 @@ def owner_of(keys: np.ndarray, partitions: int) -> np.ndarray:
     """The partition that owns each class key: a stable function of the key alone."""
     if partitions == 1:
         return np.zeros(len(keys), dtype=np.int64)
-    h = (keys * MULT) >> np.uint64(32)
+    h = mixed(keys, MULT) >> np.uint64(32)
     return (h % np.uint64(partitions)).astype(np.int64)
 
 

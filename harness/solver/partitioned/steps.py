@@ -29,9 +29,9 @@ import numpy as np
 from harness.rules.position import Position
 from harness.rules.ruleset import Ruleset
 from harness.solver.batch import engine
-from harness.solver.classindex import find_sorted
 from harness.solver.compact.constants import (
     AVOID,
+    BATCH,
     CAN_AVOID,
     EXPAND_RANGE,
     NEW,
@@ -43,11 +43,11 @@ from harness.solver.compact.constants import (
     V_WIN,
     WIN_NOW,
 )
-from harness.solver.compact.runner import expand_range, unplay_batch
-from harness.solver.compact.store import merge_groups
+from harness.solver.compact.runner import expand_batch, unplay_batch
 from harness.solver.compact.unplay import Unplayer
 from harness.solver.memory import peak_resident_bytes
 from harness.solver.partitioned.files import Run, group_by_owner, inbox, owner_of
+from harness.solver.partitioned.keys import distinct, find, firsts, mixed, order
 from harness.solver.solution import LOSS, UNKNOWN, WIN
 from harness.solver.states import States
 
@@ -105,10 +105,10 @@ def enumerate_step(run: Run, step: int, part: int) -> dict:
     rs = Ruleset.from_id(run.ruleset)
     eng = engine(rs)
     if step == 0:
-        keys = np.zeros(0, dtype=np.uint64)
+        root = root_key(rs)
+        keys = root[:0]
         meta = np.zeros(0, dtype=np.uint8)
         count = np.zeros(0, dtype=COUNT)
-        root = root_key(rs)
         mine = owner_of(root, run.partitions) == part
         got_k = [root[mine]]
         got_b = [np.full(int(mine.sum()), SIDE_X, dtype=np.uint8)]
@@ -117,7 +117,7 @@ def enumerate_step(run: Run, step: int, part: int) -> dict:
         keys, meta, count = (run.load(rec, name) for name in ("keys", "meta", "count"))
         got_k, got_b = inbox(run, ENUM, step - 1, part)
     received = sum(len(k) for k in got_k)
-    keys, meta, count = _merge_received(keys, meta, count, *merge_groups(got_k, got_b))
+    keys, meta, count = _merge_received(keys, meta, count, *distinct(got_k, got_b, keys))
     # The frontier: classes reached with a colouring not expanded yet (NEW bits).
     rows = np.flatnonzero(meta & NEW)
     m = meta[rows]
@@ -134,7 +134,7 @@ def enumerate_step(run: Run, step: int, part: int) -> dict:
     for lo in range(0, len(rows), EXPAND_RANGE):
         r = rows[lo : lo + EXPAND_RANGE]
         f = first[lo : lo + EXPAND_RANGE]
-        flag, cnt, ck, cb = expand_range(eng, keys[r], todo[lo : lo + EXPAND_RANGE], f)
+        flag, cnt, ck, cb = _expand(eng, keys[r], todo[lo : lo + EXPAND_RANGE], f)
         if len(cnt) and int(cnt.max()) >= COUNT_TOP:
             raise OverflowError(f"{rs.id}: a class has {int(cnt.max())} successors")
         meta[r[f]] |= flag[f]
@@ -143,10 +143,10 @@ def enumerate_step(run: Run, step: int, part: int) -> dict:
         succ_b.append(cb)
         if sum(len(k) for k in succ_k) > HELD:
             # Reduced as they come: the successors held are about the distinct ones.
-            merged = merge_groups(succ_k, succ_b)
+            merged = distinct(succ_k, succ_b, keys)
             succ_k, succ_b = [merged[0]], [merged[1]]
     meta[rows] &= ~NEW
-    sk, sb = merge_groups(succ_k, succ_b)
+    sk, sb = distinct(succ_k, succ_b, keys)
     out_k, out_b, offsets, digests = group_by_owner(sk, sb, run.partitions)
     summary = _summary(
         start,
@@ -166,12 +166,30 @@ def enumerate_step(run: Run, step: int, part: int) -> dict:
     return brief(done["summary"])
 
 
+def _expand(eng, keys: np.ndarray, bits: np.ndarray, first: np.ndarray):
+    """:func:`~harness.solver.compact.runner.expand_batch` over a range of classes,
+    :data:`BATCH` at a time, its successors reduced to distinct keys (:func:`distinct`)."""
+    flags, counts, cks, cbs = [], [], [], []
+    for lo in range(0, len(keys), BATCH):
+        sl = slice(lo, lo + BATCH)
+        flag, count, ck, cb = expand_batch(eng, keys[sl], bits[sl], first[sl])
+        flags.append(flag)
+        counts.append(count)
+        cks.append(ck)
+        cbs.append(cb)
+    if not flags:
+        e = np.zeros(0, dtype=np.uint8)
+        return e, np.zeros(0, dtype=np.int64), keys[:0], e
+    uk, ub = distinct(cks, cbs, keys)
+    return np.concatenate(flags), np.concatenate(counts), uk, ub
+
+
 def _merge_received(keys, meta, count, new_k, new_b):
     """Successors received (distinct, sorted, with the colourings reached): a known class
     takes its new colourings into its frontier, an unknown one is inserted with them."""
     if not len(new_k):
         return keys, meta, count
-    at = find_sorted(keys, new_k)
+    at = find(keys, new_k)
     known = at >= 0
     kn = at[known]
     fresh = new_b[known] & ~meta[kn] & np.uint8(3)
@@ -219,7 +237,7 @@ def retrograde_step(
         decided = np.flatnonzero(win | lose)
         count[decided] = 1
         del meta, win, avoid, lose
-        out_k, out_p = np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint32)
+        out_k, out_p = keys[:0], np.zeros(0, dtype=np.uint32)
     else:
         rec = run.record(PLY, step - 1, part)
         value, count = run.load(rec, "value"), run.load(rec, "count")
@@ -289,7 +307,7 @@ class OpenFilter:
         bits = max(FILTER_MIN_BITS, int(len(keys) * FILTER_BITS - 1).bit_length())
         table = np.zeros(1 << (bits - 3), dtype=np.uint8)
         if len(keys):
-            h = (keys * FILTER_MULT) >> np.uint64(64 - bits)
+            h = mixed(keys, FILTER_MULT) >> np.uint64(64 - bits)
             np.bitwise_or.at(
                 table,
                 (h >> np.uint64(3)).astype(np.int64),
@@ -303,7 +321,7 @@ class OpenFilter:
 
     def may_hold(self, keys: np.ndarray) -> np.ndarray:
         q = owner_of(keys, self.partitions)
-        h = (keys * FILTER_MULT) >> self.shift[q]
+        h = mixed(keys, FILTER_MULT) >> self.shift[q]
         h += self.base[q]
         byte = self.table.take((h >> np.uint64(3)).astype(np.int64), mode="clip")
         return ((byte >> (h & np.uint64(7)).astype(np.uint8)) & 1).astype(bool)
@@ -315,7 +333,7 @@ def _settle(keys, value, count, got_k, got_p, ply: int) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     pk = np.concatenate(got_k)
     pay = np.concatenate(got_p)
-    rows = find_sorted(keys, pk)
+    rows = find(keys, pk)
     held = rows >= 0  # a parent that is not reachable was proposed: it is no class of ours
     rows, pay = rows[held], pay[held]
     order = np.argsort(rows, kind="stable")
@@ -358,8 +376,9 @@ def _unplay(eng, keys, value, decided, keep=None):
         cv = value[child[r]]
         good = np.where(same, cv == V_WIN, cv == V_LOSS)
         # Distinct (parent, child, pass) edges: a child is un-played in this batch alone.
-        order = np.lexsort((same, r, pk))
-        pk, r, same, good = pk[order], r[order], same[order], good[order]
+        words = (pk["lo"], pk["hi"]) if pk.dtype.names else (pk,)
+        o = np.lexsort((same, r, *words))
+        pk, r, same, good = pk[o], r[o], same[o], good[o]
         distinct = np.ones(len(pk), dtype=bool)
         distinct[1:] = (pk[1:] != pk[:-1]) | (r[1:] != r[:-1]) | (same[1:] != same[:-1])
         pk, good = pk[distinct], good[distinct]
@@ -369,21 +388,22 @@ def _unplay(eng, keys, value, decided, keep=None):
         if sum(len(k) for k in parts_k) > HELD:
             merged = _combine(parts_k, parts_p)
             parts_k, parts_p = [merged[0]], [merged[1]]
+    if not parts_k:
+        return keys[:0], np.zeros(0, dtype=np.uint32)
     return _combine(parts_k, parts_p)
 
 
 def _combine(parts_k: list, parts_p: list):
-    """One message per distinct parent key of the parts: good if any is, hits summed."""
-    if not parts_k:
-        return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint32)
+    """One message per distinct parent key of the (non-empty list of) parts: good if any
+    is, hits summed."""
     pk = np.concatenate(parts_k)
     msg = np.concatenate(parts_p)
     parts_k.clear()
     parts_p.clear()
-    order = np.argsort(pk)
-    pk, msg = pk[order], msg[order]
-    del order
-    starts = np.flatnonzero(np.concatenate([[True], pk[1:] != pk[:-1]]))
+    o = order(pk)
+    pk, msg = pk[o], msg[o]
+    del o
+    starts = firsts(pk)
     good = np.bitwise_or.reduceat(msg & GOOD, starts)
     hits = np.add.reduceat(msg >> np.uint32(1), starts)
     return pk[starts], (hits << np.uint32(1)) | good
@@ -408,7 +428,7 @@ def final_step(run: Run, part: int, classes_at: int, plies_at: int) -> dict:
         orbit[lo : lo + (1 << 13)] = eng.orbit_sizes(me, them)
     weight = (sides & 1).astype(np.int64) + (sides >> 1 & 1)
     root = root_key(rs)
-    at = find_sorted(keys, root)[0] if owner_of(root, run.partitions)[0] == part else -1
+    at = find(keys, root)[0] if owner_of(root, run.partitions)[0] == part else -1
     summary = _summary(
         start,
         cpu,

@@ -310,13 +310,27 @@ def test_cli_partitions_need_the_partitioned_method(capsys):
     assert "--partitions needs --method partitioned" in capsys.readouterr().err
 
 
-def test_keys_of_two_words_are_refused(tmp_path):
-    with pytest.raises(PartitionError, match="take 2 words"):
-        solve(
-            Ruleset.from_id("pop1-6x6-c4-reincarnation-continue-binempty-king-nozero-nojump"),
-            tmp_path,
-            partitions=2,
-        )
+@pytest.mark.parametrize("rid", [RULESETS[0], RULESETS[3], RULESETS[6]])
+def test_keys_of_two_words(rid, single, tmp_path, monkeypatch):
+    """6x6 boards need two-word keys: the same small rulesets solved with their keys made
+    two words wide (the high word holds the bins and one board) give the same solution."""
+    from harness.solver.batch import engine
+
+    rs = Ruleset.from_id(rid)
+    want = single(rid)  # solved with one-word keys
+    totals = (want.value, want.positions)
+    eng = engine(rs)
+    monkeypatch.setattr(eng, "key_words", 2)
+    got = solve(rs, tmp_path, partitions=3)
+    sol = assemble(rs, tmp_path)
+    assert sol.keys.dtype.names == ("hi", "lo")
+    n = np.uint64(eng.n)
+    one = ((sol.keys["hi"] >> n) << (n + n)) | ((sol.keys["hi"] & eng.full) << n) | sol.keys["lo"]
+    assert np.array_equal(one, want.keys)
+    assert np.array_equal(sol.result, want.result)
+    assert np.array_equal(sol.ply_table.astype(np.int64), want.ply_table.astype(np.int64))
+    assert np.array_equal(sol.sides, want.sides) and np.array_equal(sol.orbit, want.orbit)
+    assert (got.value, got.positions) == totals
 
 
 def test_plies_of_every_partition_are_kept_apart(tmp_path):
@@ -343,3 +357,11 @@ def test_python_api(single, tmp_path):
         single(KLEIN).value,
         single(KLEIN).classes,
     )
+
+
+def test_cli_out_is_refused_for_two_word_keys(tmp_path, capsys):
+    rid = "pop1-6x6-c3-reincarnation-continue-binempty-king-nozero-nojump"
+    args = ["solve", rid, "--method", "partitioned", "--workdir", str(tmp_path / "w")]
+    assert main([*args, "--out", str(tmp_path / "s.npz")]) == 2
+    assert "two-word class keys" in capsys.readouterr().err
+    assert not (tmp_path / "w").exists()
