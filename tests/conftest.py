@@ -51,3 +51,31 @@ def set_everywhere(monkeypatch, name: str, value) -> None:
     assert bound, f"no module of the compact solver has {name}"
     for module in bound:
         monkeypatch.setattr(module, name, value)
+
+
+@pytest.fixture(scope="session")
+def compact_solution():
+    """The single-process compact solve of a ruleset id, solved once per test run: what the
+    other strong solves are compared with."""
+    from harness.rules import Ruleset
+    from harness.solver import compact
+
+    cache: dict = {}
+
+    def get(rid: str):
+        if rid not in cache:
+            cache[rid] = compact.solve(Ruleset.from_id(rid), progress=False)
+        return cache[rid]
+
+    return get
+
+
+def assert_same_classes(a, b) -> None:
+    """Two solutions agree class by class: keys, values, plies, colourings, orbits, and
+    the initial position's value, plies and the positions counted."""
+    assert np.array_equal(a.keys, b.keys)
+    assert np.array_equal(a.result, b.result)
+    assert np.array_equal(a.ply_table.astype(np.int64), b.ply_table.astype(np.int64))
+    assert np.array_equal(a.sides, b.sides)
+    assert np.array_equal(a.orbit, b.orbit)
+    assert (a.value, a.plies, a.positions) == (b.value, b.plies, b.positions)

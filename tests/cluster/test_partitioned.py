@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 
 from harness.cli import main
 from harness.cluster import ClusterSpec, Session
 from harness.rules import Ruleset
-from harness.solver import compact
 from harness.solver.partitioned import assemble, solve
+from tests.conftest import assert_same_classes
 
 from .conftest import kill_first_busy_worker
 
@@ -23,55 +22,35 @@ RULESETS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def single():
-    cache: dict = {}
-
-    def get(rid: str):
-        if rid not in cache:
-            cache[rid] = compact.solve(Ruleset.from_id(rid), progress=False)
-        return cache[rid]
-
-    return get
-
-
-def assert_same(a, b) -> None:
-    assert np.array_equal(a.keys, b.keys)
-    assert np.array_equal(a.result, b.result)
-    assert np.array_equal(a.ply_table.astype(np.int64), b.ply_table.astype(np.int64))
-    assert np.array_equal(a.sides, b.sides)
-    assert np.array_equal(a.orbit, b.orbit)
-
-
 @pytest.mark.parametrize("rid", RULESETS)
 @pytest.mark.parametrize("partitions", [3, 8])
-def test_two_local_workers(rid, partitions, local_session, single, tmp_path):
+def test_two_local_workers(rid, partitions, local_session, compact_solution, tmp_path):
     rs = Ruleset.from_id(rid)
     got = solve(rs, tmp_path, partitions=partitions, session=local_session, progress=False)
-    assert got.value == single(rid).value and got.classes == single(rid).classes
-    assert_same(assemble(rs, tmp_path), single(rid))
+    assert got.value == compact_solution(rid).value and got.classes == compact_solution(rid).classes
+    assert_same_classes(assemble(rs, tmp_path), compact_solution(rid))
     assert len(got.per_worker) == 2  # both workers ran steps
     assert got.tasks == partitions * (got.enum_steps + got.plies_steps + 1)  # + the final step
 
 
-def test_one_local_worker(single, tmp_path):
+def test_one_local_worker(compact_solution, tmp_path):
     rid = RULESETS[1]
     rs = Ruleset.from_id(rid)
     with Session(ClusterSpec(workers=1), quiet=True) as session:
         got = solve(rs, tmp_path, partitions=3, session=session)
     assert len(got.per_worker) == 1
-    assert_same(assemble(rs, tmp_path), single(rid))
+    assert_same_classes(assemble(rs, tmp_path), compact_solution(rid))
 
 
-def test_hand_started_scheduler(manual_session, single, tmp_path):
+def test_hand_started_scheduler(manual_session, compact_solution, tmp_path):
     rid = RULESETS[0]
     rs = Ruleset.from_id(rid)
     got = solve(rs, tmp_path, partitions=3, session=manual_session)
     assert set(got.per_worker) == {"hand1", "hand2"}
-    assert_same(assemble(rs, tmp_path), single(rid))
+    assert_same_classes(assemble(rs, tmp_path), compact_solution(rid))
 
 
-def test_a_killed_worker_task_runs_again_with_the_same_result(manual_session, single, tmp_path):
+def test_a_killed_worker_task_runs_again(manual_session, compact_solution, tmp_path):
     rid = RULESETS[0]
     rs = Ruleset.from_id(rid)
     killed: list[int] = []
@@ -79,11 +58,11 @@ def test_a_killed_worker_task_runs_again_with_the_same_result(manual_session, si
     got = solve(rs, tmp_path, partitions=8, session=manual_session)
     assert killed, "no worker was seen busy"
     assert len(manual_session.workers()) == 1  # the other one finished the solve
-    assert got.value == single(rid).value
-    assert_same(assemble(rs, tmp_path), single(rid))
+    assert got.value == compact_solution(rid).value
+    assert_same_classes(assemble(rs, tmp_path), compact_solution(rid))
 
 
-def test_cli_on_a_hand_started_scheduler(hand_cluster, single, tmp_path, capsys):
+def test_cli_on_a_hand_started_scheduler(hand_cluster, compact_solution, tmp_path, capsys):
     hand_cluster.ensure_workers()
     rid = RULESETS[1]
     code = main(
@@ -103,7 +82,7 @@ def test_cli_on_a_hand_started_scheduler(hand_cluster, single, tmp_path, capsys)
     )
     assert code == 0
     report = json.loads(capsys.readouterr().out)
-    want = single(rid)
+    want = compact_solution(rid)
     assert (report["value"], report["classes"], report["positions"]) == (
         want.value,
         want.classes,

@@ -200,7 +200,7 @@ def merge_groups(key_parts: list, bit_parts: list):
     (array([2, 7], dtype=uint64), array([1, 3], dtype=uint8))
     """
     n = sum(len(p) for p in key_parts)
-    keys = np.empty(n, dtype=np.uint64)
+    keys = np.empty(n, dtype=key_parts[0].dtype if key_parts else np.uint64)
     bits = np.empty(n, dtype=np.uint8)
     at = 0
     key_parts.reverse()
@@ -211,7 +211,8 @@ def merge_groups(key_parts: list, bit_parts: list):
         bits[at : at + len(k)] = b
         at += len(k)
         del k, b
-    if n == 0 or int(keys.max()) >= 1 << 62:
+    if n == 0 or keys.dtype.names or int(keys.max()) >= 1 << 62:
+        # (two-word keys, the partitioned solver's, are sorted field by field)
         uk, ub, _ = group_keys(keys, bits)
         return uk, ub
     # One sort of the keys with their two bits below them, in place.

@@ -2,8 +2,8 @@
 6x6 boards take 72 bits of boards): hashing, sorting and finding them the same way.
 
 One-word keys go through the compact solver's helpers (a sort of the key with its
-colourings below it, binary searches); two-word keys through ``np.lexsort`` on their words
-and ``np.searchsorted``, which orders a structured array field by field.
+colourings below it, binary searches); two-word keys through ``np.lexsort`` on their words,
+an argsort of the structured array and ``np.searchsorted``, which order it field by field.
 
 >>> k = np.array([(2, 5), (1, 9), (2, 5)], dtype=[("hi", "<u8"), ("lo", "<u8")])
 >>> uk, ub = distinct([k], [np.array([1, 2, 2], dtype=np.uint8)], k)
@@ -51,23 +51,15 @@ def firsts(sorted_keys: np.ndarray) -> np.ndarray:
 
 
 def distinct(key_parts: list, bit_parts: list, like: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct keys of the parts, sorted, each with the OR of its bits; the lists are
-    emptied (:func:`~harness.solver.compact.store.merge_groups` for one word). ``like`` is
-    any array of the run's keys (its type is that of the answer when there are none)."""
+    """The distinct keys of the parts, sorted, each with the OR of its bits
+    (:func:`~harness.solver.compact.store.merge_groups`); the lists are emptied. ``like`` is
+    any array of the run's keys: its type is the answer's when there are none."""
     pairs = [(k, b) for k, b in zip(key_parts, bit_parts, strict=True) if len(k)]
     key_parts.clear()
     bit_parts.clear()
     if not pairs:
         return like[:0], np.zeros(0, dtype=np.uint8)
-    if not wide(like):
-        return merge_groups([k for k, _ in pairs], [b for _, b in pairs])
-    keys = np.concatenate([k for k, _ in pairs])
-    bits = np.concatenate([b for _, b in pairs])
-    del pairs
-    o = order(keys)
-    keys, bits = keys[o], bits[o]
-    starts = firsts(keys)
-    return keys[starts], np.bitwise_or.reduceat(bits, starts).astype(np.uint8)
+    return merge_groups([k for k, _ in pairs], [b for _, b in pairs])
 
 
 def find(keys: np.ndarray, q: np.ndarray) -> np.ndarray:

@@ -31,7 +31,6 @@ from harness.rules.ruleset import Ruleset
 from harness.solver.batch import engine
 from harness.solver.compact.constants import (
     AVOID,
-    BATCH,
     CAN_AVOID,
     EXPAND_RANGE,
     NEW,
@@ -43,7 +42,7 @@ from harness.solver.compact.constants import (
     V_WIN,
     WIN_NOW,
 )
-from harness.solver.compact.runner import expand_batch, unplay_batch
+from harness.solver.compact.runner import expand_range, unplay_batch
 from harness.solver.compact.unplay import Unplayer
 from harness.solver.memory import peak_resident_bytes
 from harness.solver.partitioned.files import Run, group_by_owner, inbox, owner_of
@@ -134,7 +133,7 @@ def enumerate_step(run: Run, step: int, part: int) -> dict:
     for lo in range(0, len(rows), EXPAND_RANGE):
         r = rows[lo : lo + EXPAND_RANGE]
         f = first[lo : lo + EXPAND_RANGE]
-        flag, cnt, ck, cb = _expand(eng, keys[r], todo[lo : lo + EXPAND_RANGE], f)
+        flag, cnt, ck, cb = expand_range(eng, keys[r], todo[lo : lo + EXPAND_RANGE], f)
         if len(cnt) and int(cnt.max()) >= COUNT_TOP:
             raise OverflowError(f"{rs.id}: a class has {int(cnt.max())} successors")
         meta[r[f]] |= flag[f]
@@ -164,24 +163,6 @@ def enumerate_step(run: Run, step: int, part: int) -> dict:
     if step > 0:
         run.drop(ENUM, step - 1, part, ("keys", "meta", "count"))
     return brief(done["summary"])
-
-
-def _expand(eng, keys: np.ndarray, bits: np.ndarray, first: np.ndarray):
-    """:func:`~harness.solver.compact.runner.expand_batch` over a range of classes,
-    :data:`BATCH` at a time, its successors reduced to distinct keys (:func:`distinct`)."""
-    flags, counts, cks, cbs = [], [], [], []
-    for lo in range(0, len(keys), BATCH):
-        sl = slice(lo, lo + BATCH)
-        flag, count, ck, cb = expand_batch(eng, keys[sl], bits[sl], first[sl])
-        flags.append(flag)
-        counts.append(count)
-        cks.append(ck)
-        cbs.append(cb)
-    if not flags:
-        e = np.zeros(0, dtype=np.uint8)
-        return e, np.zeros(0, dtype=np.int64), keys[:0], e
-    uk, ub = distinct(cks, cbs, keys)
-    return np.concatenate(flags), np.concatenate(counts), uk, ub
 
 
 def _merge_received(keys, meta, count, new_k, new_b):

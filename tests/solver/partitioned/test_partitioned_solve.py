@@ -12,11 +12,11 @@ import pytest
 
 from harness.cli import main
 from harness.rules import Ruleset
-from harness.solver import compact
 from harness.solver.partitioned import PartitionError, assemble, solve
 from harness.solver.partitioned.driver import Budget
 from harness.solver.partitioned.files import owner_of
 from harness.solver.partitioned.steps import ENUM, PLY, enumerate_step
+from tests.conftest import assert_same_classes
 
 RULESETS = [
     "pop1-3x3-c3-torus-continue-binempty-king-nozero-nojump",
@@ -30,35 +30,12 @@ RULESETS = [
 KLEIN = RULESETS[2]
 
 
-@pytest.fixture(scope="module")
-def single():
-    """The single-process compact solutions, once per ruleset."""
-    cache: dict = {}
-
-    def get(rid: str):
-        if rid not in cache:
-            cache[rid] = compact.solve(Ruleset.from_id(rid), progress=False)
-        return cache[rid]
-
-    return get
-
-
-def assert_same(a, b) -> None:
-    """Every class's key, value, plies, colourings and orbit, and the totals."""
-    assert np.array_equal(a.keys, b.keys)
-    assert np.array_equal(a.result, b.result)
-    assert np.array_equal(a.ply_table.astype(np.int64), b.ply_table.astype(np.int64))
-    assert np.array_equal(a.sides, b.sides)
-    assert np.array_equal(a.orbit, b.orbit)
-    assert (a.value, a.plies, a.positions) == (b.value, b.plies, b.positions)
-
-
 @pytest.mark.parametrize("rid", RULESETS)
 @pytest.mark.parametrize("partitions", [1, 3, 8])
-def test_same_solution_as_compact(rid, partitions, single, tmp_path):
+def test_same_solution_as_compact(rid, partitions, compact_solution, tmp_path):
     rs = Ruleset.from_id(rid)
     got = solve(rs, tmp_path / "w", partitions=partitions, progress=False)
-    want = single(rid)
+    want = compact_solution(rid)
     assert (got.value, got.plies, got.classes, got.positions) == (
         want.value,
         want.plies,
@@ -66,7 +43,7 @@ def test_same_solution_as_compact(rid, partitions, single, tmp_path):
         want.positions,
     )
     assert got.canonical == want.canonical
-    assert_same(assemble(rs, tmp_path / "w"), want)
+    assert_same_classes(assemble(rs, tmp_path / "w"), want)
     # Only the enumeration's last step, the last ply and the final step stay on disk.
     kept = sorted(p.name for p in (tmp_path / "w").iterdir() if p.is_dir())
     last_ply = f"ply-{got.plies_steps - 1:04d}"
@@ -75,7 +52,7 @@ def test_same_solution_as_compact(rid, partitions, single, tmp_path):
 
 @pytest.mark.parametrize("rid", [RULESETS[3], RULESETS[6], KLEIN])
 @pytest.mark.parametrize("share", [0.0, 1.0])
-def test_open_filters_change_nothing(rid, share, single, tmp_path, monkeypatch):
+def test_open_filters_change_nothing(rid, share, compact_solution, tmp_path, monkeypatch):
     """Un-playing through the open filters at every step (share 1) or at none (0)."""
     from harness.solver.partitioned import driver
 
@@ -84,30 +61,30 @@ def test_open_filters_change_nothing(rid, share, single, tmp_path, monkeypatch):
     got = solve(rs, tmp_path, partitions=3)
     used = [s["filtered"] for s in got.steps if s["phase"] == PLY and s["step"] >= 1]
     assert all(used) if share else not all(used)
-    assert_same(assemble(rs, tmp_path), single(rid))
+    assert_same_classes(assemble(rs, tmp_path), compact_solution(rid))
 
 
-def test_the_open_filter_holds_every_open_class(single):
+def test_the_open_filter_holds_every_open_class(compact_solution):
     from harness.solver.partitioned.steps import OpenFilter
 
-    keys = single(KLEIN).keys
+    keys = compact_solution(KLEIN).keys
     owner = owner_of(keys, 4)
-    open_ = single(KLEIN).result == 0  # the draws: open to the end
+    open_ = compact_solution(KLEIN).result == 0  # the draws: open to the end
     tables = [OpenFilter.table_of(keys[(owner == q) & open_]) for q in range(4)]
     held = OpenFilter(tables).may_hold(keys)
     assert held[open_].all()
     assert held[~open_].mean() < 0.1  # about one in 16 of the others gets through
 
 
-def test_partitions_are_balanced(single):
-    keys = single(KLEIN).keys  # 12,903 classes
+def test_partitions_are_balanced(compact_solution):
+    keys = compact_solution(KLEIN).keys  # 12,903 classes
     sizes = np.bincount(owner_of(keys, 8), minlength=8)
     assert sizes.max() < 1.1 * len(keys) / 8 and sizes.min() > 0.9 * len(keys) / 8
     # a stable function of the key: the same key, the same owner, in any batch
     assert np.array_equal(owner_of(keys[::-1], 8)[::-1], owner_of(keys, 8))
 
 
-def test_a_stopped_solve_goes_on_from_its_last_step(single, tmp_path):
+def test_a_stopped_solve_goes_on_from_its_last_step(compact_solution, tmp_path):
     rs = Ruleset.from_id(KLEIN)
     with pytest.raises(Budget, match="enumeration step 0"):
         solve(rs, tmp_path, partitions=3, max_seconds=1e-9)
@@ -128,10 +105,10 @@ def test_a_stopped_solve_goes_on_from_its_last_step(single, tmp_path):
     assert json.loads((tmp_path / "state.json").read_text())["step"] == 2
     got = solve(rs, tmp_path, partitions=3)
     assert got.reused == 3  # ply 3 of every partition was found finished, not rerun
-    assert_same(assemble(rs, tmp_path), single(KLEIN))
+    assert_same_classes(assemble(rs, tmp_path), compact_solution(KLEIN))
 
 
-def test_a_partition_finished_before_the_driver_died_is_kept(single, tmp_path):
+def test_a_partition_finished_before_the_driver_died_is_kept(compact_solution, tmp_path):
     rs = Ruleset.from_id(KLEIN)
     with pytest.raises(Budget):
         solve(rs, tmp_path, partitions=3, max_seconds=1e-9)
@@ -139,17 +116,17 @@ def test_a_partition_finished_before_the_driver_died_is_kept(single, tmp_path):
     enumerate_step(run, 1, 2)  # partition 2 finished step 1; the others did not
     got = solve(rs, tmp_path, partitions=3)
     assert got.reused == 1
-    assert_same(assemble(rs, tmp_path), single(KLEIN))
+    assert_same_classes(assemble(rs, tmp_path), compact_solution(KLEIN))
 
 
-def test_a_moved_work_folder_goes_on(single, tmp_path):
+def test_a_moved_work_folder_goes_on(compact_solution, tmp_path):
     rs = Ruleset.from_id(KLEIN)
     with pytest.raises(Budget):
         solve(rs, tmp_path / "here", partitions=3, max_seconds=1e-9)
     solve_until(rs, tmp_path / "here", "retrograde: step 2")
     shutil.move(tmp_path / "here", tmp_path / "there")
     solve(rs, tmp_path / "there", partitions=3)
-    assert_same(assemble(rs, tmp_path / "there"), single(KLEIN))
+    assert_same_classes(assemble(rs, tmp_path / "there"), compact_solution(KLEIN))
 
 
 def solve_until(rs, folder, prefix: str) -> None:
@@ -250,7 +227,7 @@ def test_unusable_work_folders(setup, message, tmp_path):
         solve(Ruleset.from_id(KLEIN), tmp_path, partitions=2)
 
 
-def test_another_solve_or_partition_count_is_refused_then_fresh_starts_over(single, tmp_path):
+def test_another_solve_is_refused_then_fresh_starts_over(compact_solution, tmp_path):
     rs = Ruleset.from_id(KLEIN)
     with pytest.raises(Budget):
         solve(rs, tmp_path, partitions=3, max_seconds=1e-9)
@@ -261,10 +238,10 @@ def test_another_solve_or_partition_count_is_refused_then_fresh_starts_over(sing
         solve(other, tmp_path, partitions=3)
     got = solve(rs, tmp_path, partitions=4, fresh=True)
     assert got.reused == 0
-    assert_same(assemble(rs, tmp_path), single(KLEIN))
+    assert_same_classes(assemble(rs, tmp_path), compact_solution(KLEIN))
 
 
-def test_cli_solves_resumes_and_says_errors_in_one_line(single, tmp_path, capsys):
+def test_cli_solves_resumes_and_says_errors_in_one_line(compact_solution, tmp_path, capsys):
     work = tmp_path / "w"
     args = ["solve", KLEIN, "--method", "partitioned", "--workdir", str(work), "--partitions", "2"]
     assert main([*args, "--time-limit", "0.000001"]) == 3
@@ -272,7 +249,7 @@ def test_cli_solves_resumes_and_says_errors_in_one_line(single, tmp_path, capsys
     assert "time budget" in err and "goes on from there" in err
     assert main([*args, "--json", "--out", str(tmp_path / "s.npz")]) == 0
     report = json.loads(capsys.readouterr().out)
-    want = single(KLEIN)
+    want = compact_solution(KLEIN)
     assert (report["value"], report["classes"], report["positions"]) == (
         want.value,
         want.classes,
@@ -281,7 +258,7 @@ def test_cli_solves_resumes_and_says_errors_in_one_line(single, tmp_path, capsys
     assert report["method"] == "partitioned" and report["partitions"] == 2
     from harness.solver.solution import Solution
 
-    assert_same(Solution.load(tmp_path / "s.npz"), want)
+    assert_same_classes(Solution.load(tmp_path / "s.npz"), want)
     (work / f"enum-{report['enumeration_steps'] - 1:04d}" / "part-000" / "keys.npy").write_bytes(
         b"x"
     )
@@ -311,13 +288,13 @@ def test_cli_partitions_need_the_partitioned_method(capsys):
 
 
 @pytest.mark.parametrize("rid", [RULESETS[0], RULESETS[3], RULESETS[6]])
-def test_keys_of_two_words(rid, single, tmp_path, monkeypatch):
+def test_keys_of_two_words(rid, compact_solution, tmp_path, monkeypatch):
     """6x6 boards need two-word keys: the same small rulesets solved with their keys made
     two words wide (the high word holds the bins and one board) give the same solution."""
     from harness.solver.batch import engine
 
     rs = Ruleset.from_id(rid)
-    want = single(rid)  # solved with one-word keys
+    want = compact_solution(rid)  # solved with one-word keys
     totals = (want.value, want.positions)
     eng = engine(rs)
     monkeypatch.setattr(eng, "key_words", 2)
@@ -348,14 +325,14 @@ def test_plies_of_every_partition_are_kept_apart(tmp_path):
     assert (tmp_path / f"{PLY}-{got.plies_steps - 1:04d}").is_dir()
 
 
-def test_python_api(single, tmp_path):
+def test_python_api(compact_solution, tmp_path):
     import harness
 
     report = harness.solve(KLEIN, method="partitioned", workdir=tmp_path, partitions=2)
     assert (report["method"], report["value"], report["classes"]) == (
         "partitioned",
-        single(KLEIN).value,
-        single(KLEIN).classes,
+        compact_solution(KLEIN).value,
+        compact_solution(KLEIN).classes,
     )
 
 
