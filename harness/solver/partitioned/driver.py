@@ -24,27 +24,38 @@ from harness.rules.ruleset import Ruleset
 from harness.solver.batch import engine
 from harness.solver.memory import peak_resident_bytes
 from harness.solver.partitioned.files import (
+    ANS,
+    ENUM,
+    FINAL,
     FORMAT,
+    PLY,
     RUN,
     STATE,
     PartitionError,
     Run,
+    brief,
     new_token,
     step_dir,
 )
 from harness.solver.partitioned.keys import order as keys_order
 from harness.solver.partitioned.steps import (
-    ENUM,
-    FINAL,
-    PLY,
-    brief,
     enumerate_step,
     final_step,
     retrograde_step,
 )
+from harness.solver.partitioned.sweep import answer_step
 from harness.solver.solution import LOSS, WIN, CompactSolution
 
 FILTER_OPEN = 0.5  # un-play through the open filters where at most this share is open
+
+# A ply is swept (harness.solver.partitioned.sweep) where the classes to un-play times this
+# exceed the open ones: un-playing a class costs about three expansions (the compact
+# solver's figure), a sweep one per open class.
+UNPLAY_COST = 3
+
+# Open classes a partition may hold for a sweep: their edges (8 bytes each, 20 to 40 a
+# class) stay in its step's files until the answers come.
+SWEEP_CLASSES = 1 << 22
 
 # Where a partition's task failed for a reason of the work folder: said as it is.
 TASK_ERRORS = (PartitionError, OSError)
@@ -301,20 +312,40 @@ def solve(
         check_time(f"enumeration step {s}")
     classes_at = int(state["classes_at"]) if state["phase"] != ENUM else -1
     while state["phase"] == PLY:
-        k = int(state["step"]) + 1
+        k = int(state["step"])
+        if state.get("swept") == k and state.get("answered") != k:
+            drv.step(ANS, k, answer_step)
+            state = {**state, "answered": k}
+            _save_state(run, state)
+        k += 1
         # The open filters pay where at most half the classes are open (as in the compact
         # solver); the open count is the last step's.
-        filtered = k >= 1 and int(state.get("open", -1)) <= FILTER_OPEN * int(state["classes"])
-        got = drv.step(PLY, k, retrograde_step, classes_at, filtered)
+        still = int(state.get("open", -1))
+        filtered = k >= 1 and still <= FILTER_OPEN * int(state["classes"])
+        # Ply 1 is swept where its classes cost more to un-play than the open ones to
+        # expand again (the compact solver's rule). Only ply 1: the classes a later ply
+        # decides are known only once its step has run, and each ply's choice must be
+        # every partition's. A sweep's edges are held by their partition, so the open
+        # classes of one must be few enough.
+        todo = int(state.get("decided", 0))
+        sweep = k == 1 and todo * UNPLAY_COST > still and still <= SWEEP_CLASSES * run.partitions
+        got = drv.step(PLY, k, retrograde_step, classes_at, filtered, sweep)
         decided = sum(g["decided"] for g in got)
         still = sum(g["open"] for g in got)
-        say(f"retrograde: step {k}, ply {max(k, 1)}, {decided:,} classes decided, {still:,} open")
-        state = {**state, "step": k, "open": still}
+        how = "swept" if sweep else "un-played"
+        say(
+            f"retrograde: step {k}, ply {max(k, 1)}, {decided:,} classes decided, "
+            f"{still:,} open" + (f", {how}" if k else "")
+        )
+        state = {**state, "step": k, "open": still, "decided": decided}
+        if sweep:
+            state["swept"] = k
         if decided == 0 and k >= 1:
             state = {**state, "phase": FINAL, "plies_at": k}
         _save_state(run, state)
         if k > 0:
             run.remove_step(PLY, k - 1)
+            run.remove_step(ANS, k - 1)
         check_time(f"retrograde step {k}")
     got = drv.step(FINAL, 0, final_step, classes_at, int(state["plies_at"]))
     root = next(g["root"] for g in got if g.get("root") is not None)

@@ -9,7 +9,9 @@ A work folder holds::
         keys.npy meta.npy count.npy      its columns after the step
         out-keys.npy out-pay.npy         what it found for every owner, grouped by owner
         done.json                        token, step, partition, files: [bytes, sha256]
-    ply-0012/part-003/        the same for retrograde step 12 (value.npy, count.npy, out-*)
+    ply-0012/part-003/        the same for retrograde step 12 (value.npy, count.npy, open.npy,
+                              out-*; edges.npy after a sweep)
+    ans-0012/part-003/        the values partition 3 answers after a sweep at step 12
     final-0000/part-003/      its classes' results, plies, colourings and orbit sizes
 
 Paths in the records are relative to the folder, so a folder can be moved or copied to
@@ -30,6 +32,7 @@ import hashlib
 import json
 import os
 import shutil
+import time
 import uuid
 from pathlib import Path
 
@@ -37,6 +40,7 @@ import numpy as np
 
 from harness.atomic import write_atomic
 from harness.bounded import MAX_DOCUMENT, loads_json, read_text
+from harness.solver.memory import peak_resident_bytes
 from harness.solver.partitioned.keys import mixed
 
 FORMAT = 1  # the layout above
@@ -45,6 +49,8 @@ FORMAT = 1  # the layout above
 # half of key * MULT (keys.mixed for two words), which spreads neighbouring keys (those
 # that differ in a few low board bits) over every partition.
 MULT = np.uint64(0x9E3779B97F4A7C15)
+
+ENUM, PLY, ANS, FINAL = "enum", "ply", "ans", "final"  # the kinds of step (module doc)
 
 RUN = "run.json"
 STATE = "state.json"
@@ -61,6 +67,22 @@ def owner_of(keys: np.ndarray, partitions: int) -> np.ndarray:
         return np.zeros(len(keys), dtype=np.int64)
     h = mixed(keys, MULT) >> np.uint64(32)
     return (h % np.uint64(partitions)).astype(np.int64)
+
+
+def summary_of(start: float, cpu: float, **fields) -> dict:
+    """A step's summary: its ``fields``, with the seconds and CPU seconds since ``start`` and
+    ``cpu`` and the process's peak memory."""
+    return {
+        **fields,
+        "seconds": round(time.perf_counter() - start, 3),
+        "cpu": round(time.process_time() - cpu, 3),
+        "peak_rss": peak_resident_bytes(),
+    }
+
+
+def brief(summary: dict) -> dict:
+    """A step's summary without its slices (the driver keeps O(1) a partition)."""
+    return {k: v for k, v in summary.items() if k not in ("offsets", "digests")}
 
 
 def step_dir(phase: str, step: int) -> str:

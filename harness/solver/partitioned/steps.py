@@ -44,13 +44,21 @@ from harness.solver.compact.constants import (
 )
 from harness.solver.compact.runner import expand_range, unplay_batch
 from harness.solver.compact.unplay import Unplayer
-from harness.solver.memory import peak_resident_bytes
-from harness.solver.partitioned.files import Run, group_by_owner, inbox, owner_of
+from harness.solver.partitioned.files import (
+    ENUM,
+    FINAL,
+    PLY,
+    Run,
+    brief,
+    group_by_owner,
+    inbox,
+    owner_of,
+    summary_of,
+)
 from harness.solver.partitioned.keys import distinct, find, firsts, mixed, order
+from harness.solver.partitioned.sweep import ask, judge
 from harness.solver.solution import LOSS, UNKNOWN, WIN
 from harness.solver.states import States
-
-ENUM, PLY, FINAL = "enum", "ply", "final"
 
 # The counter, then the plies, of a class: two bytes (a byte overflows on 5x5 c8).
 COUNT = np.uint16
@@ -70,6 +78,15 @@ WAITED = np.uint8(1 << 6)
 # Successors (or parents) held before they are reduced to distinct keys: 2**22 take 36 MB.
 HELD = 1 << 22
 
+
+def _due(parts: list) -> bool:
+    """Whether the parts held since the last reduction (all but the first, which is its
+    result) call for another: past :data:`HELD` and past the reduced part's own size, so
+    that each key is sorted a bounded number of times (not once per range)."""
+    held = sum(len(k) for k in parts[1:])
+    return held > HELD and held > len(parts[0])
+
+
 # A parent's message at a ply: bit 0, an action into a class decided there wins; above it,
 # how many distinct edges into classes decided there are won for the opponent.
 GOOD = np.uint32(1)
@@ -79,20 +96,6 @@ def root_key(rs: Ruleset) -> np.ndarray:
     eng = engine(rs)
     me, them, mb, tb = States.from_positions([Position.initial(rs)]).mover_view()
     return eng.class_keys(me, them, mb, tb)
-
-
-def _summary(start: float, cpu: float, **fields) -> dict:
-    return {
-        **fields,
-        "seconds": round(time.perf_counter() - start, 3),
-        "cpu": round(time.process_time() - cpu, 3),
-        "peak_rss": peak_resident_bytes(),
-    }
-
-
-def brief(summary: dict) -> dict:
-    """A step's summary without its slices (the driver keeps O(1) a partition)."""
-    return {k: v for k, v in summary.items() if k not in ("offsets", "digests")}
 
 
 def enumerate_step(run: Run, step: int, part: int) -> dict:
@@ -140,14 +143,14 @@ def enumerate_step(run: Run, step: int, part: int) -> dict:
         count[r[f]] = cnt[f]
         succ_k.append(ck)
         succ_b.append(cb)
-        if sum(len(k) for k in succ_k) > HELD:
+        if _due(succ_k):
             # Reduced as they come: the successors held are about the distinct ones.
             merged = distinct(succ_k, succ_b, keys)
             succ_k, succ_b = [merged[0]], [merged[1]]
     meta[rows] &= ~NEW
     sk, sb = distinct(succ_k, succ_b, keys)
     out_k, out_b, offsets, digests = group_by_owner(sk, sb, run.partitions)
-    summary = _summary(
+    summary = summary_of(
         start,
         cpu,
         classes=len(keys),
@@ -185,7 +188,7 @@ def _merge_received(keys, meta, count, new_k, new_b):
 
 
 def retrograde_step(
-    run: Run, step: int, part: int, classes_at: int, filtered: bool = False
+    run: Run, step: int, part: int, classes_at: int, filtered: bool = False, sweep: bool = False
 ) -> dict:
     """Retrograde step ``step`` of partition ``part`` (module doc); ``classes_at`` is the
     enumeration's last step (whose keys and meta bytes are final).
@@ -194,9 +197,11 @@ def retrograde_step(
     draw); step k >= 1 takes the classes of ply k (for k >= 2 decided by what step k-1
     sent) and un-plays them. With ``filtered``, a parent proposed by the un-playing is
     played forward only if the filters of the classes open after step k-1 (one per
-    partition, :class:`OpenFilter`) may hold it: the others are decided already. Returns
-    the summary: classes ``decided`` at ply max(k, 1), classes still ``open``, messages
-    ``sent``, seconds, CPU seconds."""
+    partition, :class:`OpenFilter`) may hold it: the others are decided already. With
+    ``sweep``, step k expands its open classes again instead and asks about their
+    successors (:mod:`~harness.solver.partitioned.sweep`), and step k + 1 judges them on the
+    answers. Returns the summary: classes ``decided`` at ply max(k, 1), classes still
+    ``open``, messages ``sent``, seconds, CPU seconds."""
     start, cpu = time.perf_counter(), time.process_time()
     if (done := run.finished(PLY, step, part)) is not None:
         return brief(done["summary"])  # a twin of this task finished it
@@ -224,17 +229,24 @@ def retrograde_step(
         value, count = run.load(rec, "value"), run.load(rec, "count")
         if step == 1:
             decided = np.flatnonzero((value == V_WIN) | (value == V_LOSS))
+        elif rec["summary"].get("swept"):
+            decided = judge(run, step, part, value, count)
         else:
             got_k, got_p = inbox(run, PLY, step - 1, part)
             received = sum(len(k) for k in got_k)
             decided = _settle(keys, value, count, got_k, got_p, step)
             del got_k, got_p
+    open_rows = np.flatnonzero((value == OPEN) | (value == AVOID))
+    edges = None
+    if step > 0 and sweep:
+        out_k, edges = ask(eng, keys, open_rows, run.partitions)
+        out_p = np.zeros(len(out_k), dtype=np.uint8)
+    elif step > 0:
         keep = OpenFilter.load(run, step - 1).may_hold if filtered else None
         out_k, out_p = _unplay(eng, keys, value, decided, keep)
-    open_rows = np.flatnonzero((value == OPEN) | (value == AVOID))
     table = OpenFilter.table_of(keys[open_rows])
     out_k, out_p, offsets, digests = group_by_owner(out_k, out_p, run.partitions)
-    summary = _summary(
+    summary = summary_of(
         start,
         cpu,
         classes=len(keys),
@@ -242,7 +254,9 @@ def retrograde_step(
         decided=len(decided),
         open=len(open_rows),
         sent=len(out_k),
-        filtered=bool(filtered),
+        filtered=bool(filtered) and not sweep,
+        swept=edges is not None,
+        classes_at=classes_at,
         offsets=offsets,
         digests=digests,
     )
@@ -253,9 +267,11 @@ def retrograde_step(
         "out-keys": out_k,
         "out-pay": out_p,
     }
+    if edges is not None:
+        arrays["edges"] = edges
     done = run.write(PLY, step, part, arrays, summary)
     if step > 0:
-        run.drop(PLY, step - 1, part, ("value", "count"))
+        run.drop(PLY, step - 1, part, ("value", "count", "edges"))
     return brief(done["summary"])
 
 
@@ -366,7 +382,7 @@ def _unplay(eng, keys, value, decided, keep=None):
         msg = np.where(good, GOOD, np.uint32(2))  # a good edge, or one bad edge (hits 1)
         parts_k.append(pk)
         parts_p.append(msg.astype(np.uint32))
-        if sum(len(k) for k in parts_k) > HELD:
+        if _due(parts_k):
             merged = _combine(parts_k, parts_p)
             parts_k, parts_p = [merged[0]], [merged[1]]
     if not parts_k:
@@ -410,7 +426,7 @@ def final_step(run: Run, part: int, classes_at: int, plies_at: int) -> dict:
     weight = (sides & 1).astype(np.int64) + (sides >> 1 & 1)
     root = root_key(rs)
     at = find(keys, root)[0] if owner_of(root, run.partitions)[0] == part else -1
-    summary = _summary(
+    summary = summary_of(
         start,
         cpu,
         classes=len(keys),

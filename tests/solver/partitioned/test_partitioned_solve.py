@@ -57,11 +57,42 @@ def test_open_filters_change_nothing(rid, share, compact_solution, tmp_path, mon
     from harness.solver.partitioned import driver
 
     monkeypatch.setattr(driver, "FILTER_OPEN", share)
+    monkeypatch.setattr(driver, "UNPLAY_COST", 0)  # every ply un-played
     rs = Ruleset.from_id(rid)
     got = solve(rs, tmp_path, partitions=3)
     used = [s["filtered"] for s in got.steps if s["phase"] == PLY and s["step"] >= 1]
     assert all(used) if share else not all(used)
     assert_same_classes(assemble(rs, tmp_path), compact_solution(rid))
+
+
+@pytest.mark.parametrize("rid", RULESETS)
+@pytest.mark.parametrize("cost", [0, 10**9])
+def test_sweeps_change_nothing(rid, cost, compact_solution, tmp_path, monkeypatch):
+    """Every ply swept (a cost of un-playing that always loses) or none (0)."""
+    from harness.solver.partitioned import driver
+
+    monkeypatch.setattr(driver, "UNPLAY_COST", cost)
+    rs = Ruleset.from_id(rid)
+    lines: list[str] = []
+    solve(rs, tmp_path, partitions=3, tick=lines.append)
+    swept = [ln.endswith("swept") for ln in lines if ln.startswith("retrograde: step")]
+    # with the cost of un-playing that high, ply 1 is swept if it decides anything
+    if cost and (compact_solution(rid).result != 0).any():
+        assert swept[1]
+    assert cost or not any(swept)
+    assert_same_classes(assemble(rs, tmp_path), compact_solution(rid))
+
+
+def test_a_sweep_resumes_between_its_steps(compact_solution, tmp_path, monkeypatch):
+    """A driver killed after a sweep's asking step and before its answers goes on."""
+    from harness.solver.partitioned import driver
+
+    monkeypatch.setattr(driver, "UNPLAY_COST", 10**9)
+    rs = Ruleset.from_id(KLEIN)
+    solve_until(rs, tmp_path, "retrograde: step 2")
+    assert not (tmp_path / "ans-0002").exists()
+    solve(rs, tmp_path, partitions=3)
+    assert_same_classes(assemble(rs, tmp_path), compact_solution(KLEIN))
 
 
 def test_the_open_filter_holds_every_open_class(compact_solution):
