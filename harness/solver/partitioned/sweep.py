@@ -37,7 +37,7 @@ from harness.solver.partitioned.files import (
     slice_digest,
     summary_of,
 )
-from harness.solver.partitioned.keys import find
+from harness.solver.partitioned.keys import distinct, find
 
 SWEEP_BATCH = 2048  # open classes expanded again at once (the compact solver's figure)
 
@@ -45,27 +45,34 @@ SWEEP_BATCH = 2048  # open classes expanded again at once (the compact solver's 
 def ask(eng, keys: np.ndarray, open_rows: np.ndarray, partitions: int):
     """Expand the open classes again: returns (the distinct successors, grouped by owner and
     sorted within one, as the requests; the edge codes ``row << 33 | successor << 1 | pass``,
-    distinct and sorted, ``successor`` an index into the requests)."""
-    succ, edges = [], []
+    distinct and in row order, ``successor`` an index into the requests).
+
+    As the compact solver's sweep, each batch's successors are made distinct first (its
+    edges point into them); the batches' distinct keys are then merged once, and each
+    batch's are found among them in key order."""
+    parts = []  # per batch: its distinct successors and its edges into them
     for lo in range(0, len(open_rows), SWEEP_BATCH):
         rows = open_rows[lo : lo + SWEEP_BATCH]
         r, ck, same = successors_batch(eng, keys[rows])
-        succ.append(ck)
-        edges.append((rows[r], ck, same))
-    if not succ:
+        bk, _, inv = group_keys(ck)
+        code = (rows[r].astype(np.int64) << 33) | (inv.astype(np.int64) << 1)
+        code |= same.astype(np.int64)
+        parts.append((bk, sorted_unique(code)))
+    if not parts:
         return keys[:0], np.zeros(0, dtype=np.int64)
-    uk, _, _ = group_keys(np.concatenate(succ))
-    del succ
+    uk, _ = distinct(
+        [bk for bk, _ in parts], [np.zeros(len(bk), dtype=np.uint8) for bk, _ in parts], keys
+    )
     owner = owner_of(uk, partitions)
     grouped = np.argsort(owner, kind="stable")
-    requests = uk[grouped]
     at = np.empty(len(uk), dtype=np.int64)
     at[grouped] = np.arange(len(uk))
     codes = []
-    for rows, ck, same in edges:
-        child = at[find(uk, ck)]
-        codes.append((rows.astype(np.int64) << 33) | (child << 1) | same.astype(np.int64))
-    return requests, sorted_unique(np.concatenate(codes))
+    for bk, code in parts:
+        local = at[find(uk, bk)]  # bk is sorted: the searches share their paths
+        child = local[(code >> 1) & ((1 << 32) - 1)]
+        codes.append((code & ~np.int64(((1 << 32) - 1) << 1)) | (child << 1))
+    return uk[grouped], np.concatenate(codes)
 
 
 def answer_step(run: Run, step: int, part: int) -> dict:
