@@ -95,6 +95,17 @@ def test_a_sweep_resumes_between_its_steps(compact_solution, tmp_path, monkeypat
     assert_same_classes(assemble(rs, tmp_path), compact_solution(KLEIN))
 
 
+def test_a_capped_frontier_changes_nothing(compact_solution, tmp_path, monkeypatch):
+    """A partition that expands at most 50 classes a step leaves the rest for the next."""
+    from harness.solver.partitioned import steps
+
+    monkeypatch.setattr(steps, "EXPAND_MAX", 50)
+    rs = Ruleset.from_id(KLEIN)
+    got = solve(rs, tmp_path, partitions=3)
+    assert got.enum_steps > 12903 // 150  # at most 150 expansions a step
+    assert_same_classes(assemble(rs, tmp_path), compact_solution(KLEIN))
+
+
 def test_the_open_filter_holds_every_open_class(compact_solution):
     from harness.solver.partitioned.steps import OpenFilter
 
