@@ -26,6 +26,7 @@ from harness.solver.classindex import sorted_unique
 from harness.solver.compact.constants import AVOID, OPEN, V_LOSS, V_WIN
 from harness.solver.compact.runner import successors_batch
 from harness.solver.compact.store import group_keys
+from harness.solver.memory import return_freed_memory
 from harness.solver.partitioned.files import (
     ANS,
     ENUM,
@@ -82,6 +83,7 @@ def answer_step(run: Run, step: int, part: int) -> dict:
     start, cpu = time.perf_counter(), time.process_time()
     if (done := run.finished(ANS, step, part)) is not None:
         return brief(done["summary"])
+    return_freed_memory()
     rec = run.record(PLY, step, part)
     keys = run.load(run.record(ENUM, int(rec["summary"]["classes_at"]), part), "keys")
     value = run.load(rec, "value")
