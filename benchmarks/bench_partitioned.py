@@ -10,7 +10,8 @@ default is 5x5 c4 reincarnation, 6.3 million classes):
    driver's share, tasks, the largest task's peak memory, bytes sent between partitions and
    column bytes written; every row's solution is compared class by class with the compact
    solve (the last column).
-3. **The cost model's inputs**, per step kind (enumeration step, retrograde ply): steps, CPU
+3. **The cost model's inputs**, per step kind (enumeration step, retrograde step, the
+   answer step of a sweep, the final step): steps, CPU
    seconds of the tasks, bytes sent, and the wall seconds a step costs beyond its longest
    task (the latency of a step: scheduling, reading, writing). docs/cluster.md turns them
    into a prediction for 64 and 1,024 workers.
@@ -120,7 +121,7 @@ def main() -> None:
             "| latency s a step |",
             "|---|---:|---:|---:|---:|",
         ]
-        for kind in ("enum", "ply", "final"):
+        for kind in ("enum", "ply", "ans", "final"):
             steps = [s for s in model.steps if s["phase"] == kind]
             cpu = sum(sum(s["task_cpu"]) for s in steps)
             sent = sum(s["out_bytes"] for s in steps) / 2**20
