@@ -232,5 +232,5 @@ def test_other_methods_refuse_the_cluster_options(method) -> None:
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         f"error: --method {method} runs in one process; the cluster options (--workers, "
-        "--scheduler, --cluster-config, --shared) need --method compact or proof"
+        "--scheduler, --cluster-config, --shared) need --method compact, partitioned or proof"
     ]
