@@ -3,6 +3,7 @@ options name (or here), and its report."""
 
 from __future__ import annotations
 
+import sys
 from contextlib import ExitStack
 
 from harness.cluster import Session
@@ -41,7 +42,8 @@ def solve_partitioned(rs: Ruleset, args, spec) -> dict:
             "the solve's answer stays in --workdir"
         )
     partitions = args.partitions or PARTITIONS
-    tick = Ticker(quiet=False)
+    # In a terminal a bar a step (the driver's); in a log a line a minute at most.
+    tick = Ticker(quiet=sys.stderr.isatty())
     try:
         with ExitStack() as stack:
             session = stack.enter_context(Session(spec)) if spec.requested else None

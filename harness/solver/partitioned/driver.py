@@ -20,6 +20,7 @@ import numpy as np
 
 from harness.atomic import write_atomic
 from harness.bounded import MAX_DOCUMENT, loads_json, read_text
+from harness.cluster.session import TaskBar
 from harness.rules.ruleset import Ruleset
 from harness.solver.batch import engine
 from harness.solver.memory import peak_resident_bytes
@@ -131,27 +132,13 @@ class Driver:
             if phase == FINAL
             else (lambda part: (run, step, part, *args))
         )
-        if self.session is None:
-            for part in todo:
-                out[part] = fn(*call(part))
-                self._count(out[part], "local")
-        else:
-            from harness.cluster.tasks import TaskQueue
-
-            queue = TaskQueue(self.session)
-            for part in todo:
-                queue.submit(part, fn, *call(part), key=f"{phase}-{step}-{part}-{run.token[:8]}")
-            for done in queue:
-                if not done.ok:
-                    err = done.error
-                    if isinstance(err, TASK_ERRORS):
-                        raise PartitionError(str(err)) from None
-                    raise PartitionError(
-                        f"{step_dir(phase, step)}, partition {done.tag}: the task failed: "
-                        f"{type(err).__name__}: {err}"
-                    ) from None
-                out[done.tag] = done.value
-                self._count(done.value, done.worker)
+        # One bar a step over its partitions' tasks, in a terminal only (TaskBar).
+        bar = TaskBar(len(todo), step_dir(phase, step), progress=self.progress) if todo else None
+        try:
+            self._run(phase, step, fn, call, todo, out, bar)
+        finally:
+            if bar is not None:
+                bar.close()
         summaries = [s for s in out if s is not None]
         self.steps.append(
             {
@@ -167,6 +154,34 @@ class Driver:
             }
         )
         return summaries
+
+    def _run(self, phase: str, step: int, fn, call, todo: list, out: list, bar) -> None:
+        """The tasks of the partitions ``todo``: here one after another, or on the session
+        (collected as they finish); each summary goes into ``out``."""
+        run = self.run
+        if self.session is None:
+            for part in todo:
+                out[part] = fn(*call(part))
+                self._count(out[part], "local")
+                if bar is not None:
+                    bar.done("local")
+            return
+        from harness.cluster.tasks import TaskQueue
+
+        queue = TaskQueue(self.session, bar)
+        for part in todo:
+            queue.submit(part, fn, *call(part), key=f"{phase}-{step}-{part}-{run.token[:8]}")
+        for done in queue:
+            if not done.ok:
+                err = done.error
+                if isinstance(err, TASK_ERRORS):
+                    raise PartitionError(str(err)) from None
+                raise PartitionError(
+                    f"{step_dir(phase, step)}, partition {done.tag}: the task failed: "
+                    f"{type(err).__name__}: {err}"
+                ) from None
+            out[done.tag] = done.value
+            self._count(done.value, done.worker)
 
     def _count(self, summary: dict, worker: str) -> None:
         self.tasks += 1

@@ -384,3 +384,11 @@ def test_cli_out_is_refused_for_two_word_keys(tmp_path, capsys):
     assert main([*args, "--out", str(tmp_path / "s.npz")]) == 2
     assert "two-word class keys" in capsys.readouterr().err
     assert not (tmp_path / "w").exists()
+
+
+def test_progress_bars_in_a_terminal_only(tmp_path, capsys):
+    rs = Ruleset.from_id(RULESETS[0])
+    solve(rs, tmp_path / "a", partitions=2, progress=True)
+    assert "enum-0000" in capsys.readouterr().err  # a bar per step, named by its folder
+    solve(rs, tmp_path / "b", partitions=2, progress=False)
+    assert capsys.readouterr().err == ""
