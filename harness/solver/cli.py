@@ -226,9 +226,13 @@ def solve_report(args) -> dict:
     if args.partitions is not None and args.method != "partitioned":
         raise HarnessError(f"--partitions needs --method partitioned, not {args.method}")
     if args.method == "partitioned":
+        from harness.solver.budget import BudgetExceeded
         from harness.solver.partitioned.cli import solve_partitioned
 
-        return solve_partitioned(rs, args, spec)
+        try:
+            return solve_partitioned(rs, args, spec)
+        except BudgetExceeded as exc:
+            raise BudgetError(f"{rs.id}: {exc}") from None
     if args.method in ("proof", "pns"):
         if args.out is not None:
             raise HarnessError("--out needs a strong solve (a proof search has no table)")

@@ -7,24 +7,20 @@ import sys
 from contextlib import ExitStack
 
 from harness.cluster import Session
-from harness.errors import EXIT_BUDGET, HarnessError
+from harness.errors import HarnessError
 from harness.rules.ruleset import Ruleset
 from harness.solver.batch import engine
 from harness.solver.compact.driver import Ticker
-from harness.solver.partitioned.driver import Budget, assemble, solve
+from harness.solver.partitioned.driver import assemble, solve
 from harness.solver.partitioned.files import PartitionError
 
 PARTITIONS = 8  # the default of --partitions
 
 
-class StepBudgetError(HarnessError):
-    """The time budget ran out between two steps (exit 3; the work folder is kept)."""
-
-    exit_code = EXIT_BUDGET
-
-
 def solve_partitioned(rs: Ruleset, args, spec) -> dict:
-    """Run the partitioned solve ``args`` ask for; the report ``solve --json`` prints."""
+    """Run the partitioned solve ``args`` ask for; the report ``solve --json`` prints. A
+    time budget spent is :class:`~harness.solver.budget.BudgetExceeded`, as for the other
+    strong solvers."""
     if args.workdir is None:
         raise HarnessError("--method partitioned needs --workdir DIR (the partitions' files)")
     for flag, given in (
@@ -57,8 +53,6 @@ def solve_partitioned(rs: Ruleset, args, spec) -> dict:
                 tick=tick,
             )
             sol = assemble(rs, args.workdir) if args.out is not None else None
-    except Budget as exc:
-        raise StepBudgetError(f"{rs.id}: {exc}") from None
     except PartitionError as exc:
         raise HarnessError(str(exc)) from None
     report = {
@@ -79,7 +73,6 @@ def solve_partitioned(rs: Ruleset, args, spec) -> dict:
         "tasks": result.tasks,
         "tasks_reused": result.reused,
         "tasks_per_worker": result.per_worker,
-        "peak_task_rss_bytes": result.peak_task_rss,
         "peak_rss_bytes": result.peak_task_rss,
         "disk_bytes": result.disk_bytes,
         "enumeration_steps": result.enum_steps,

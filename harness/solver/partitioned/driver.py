@@ -23,6 +23,7 @@ from harness.bounded import MAX_DOCUMENT, loads_json, read_text
 from harness.cluster.session import TaskBar
 from harness.rules.ruleset import Ruleset
 from harness.solver.batch import engine
+from harness.solver.budget import BudgetExceeded
 from harness.solver.memory import peak_resident_bytes
 from harness.solver.partitioned.files import (
     ANS,
@@ -60,10 +61,6 @@ SWEEP_CLASSES = 1 << 22
 
 # Where a partition's task failed for a reason of the work folder: said as it is.
 TASK_ERRORS = (PartitionError, OSError)
-
-
-class Budget(Exception):  # noqa: N818 - a budget, as the other solvers' BudgetExceeded
-    """The time budget ran out between two steps; the work folder holds the last one."""
 
 
 @dataclass
@@ -288,6 +285,10 @@ def solve(
     there when it holds this solve), the partitions' steps run as tasks on ``session`` (a
     :class:`~harness.cluster.session.Session`) or here without one. The answer, class by
     class, is :func:`harness.solver.compact.solve`'s (:func:`assemble` puts it together).
+
+    ``max_seconds``: stop between two steps once this much time has passed
+    (:class:`~harness.solver.budget.BudgetExceeded`); the folder then holds the last step
+    and a later call goes on from it. ``tick`` is called with a line after every step.
     """
     start = time.perf_counter()
     cpu = time.process_time()
@@ -306,9 +307,11 @@ def solve(
     def check_time(where: str) -> None:
         spent = time.perf_counter() - start
         if max_seconds is not None and spent > max_seconds:
-            raise Budget(
+            raise BudgetExceeded(
                 f"time budget of {max_seconds:g} s spent after {where} ({spent:.0f} s); "
-                f"the work folder {str(run.folder)!r} goes on from there"
+                f"the work folder {str(run.folder)!r} goes on from there",
+                int(state.get("classes", 0)),
+                spent,
             )
 
     while state["phase"] == ENUM:

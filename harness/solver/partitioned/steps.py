@@ -62,7 +62,7 @@ from harness.solver.partitioned.files import (
     summary_of,
 )
 from harness.solver.partitioned.keys import distinct, find, firsts, mixed, order
-from harness.solver.partitioned.sweep import ask, judge
+from harness.solver.partitioned.sweep import ask, decide, judge
 from harness.solver.solution import LOSS, UNKNOWN, WIN
 from harness.solver.states import States
 
@@ -357,19 +357,12 @@ def _settle(keys, value, count, got_k, got_p, ply: int) -> np.ndarray:
     hits = np.add.reduceat((pay >> np.uint32(1)).astype(np.int64), starts)
     v = value[r]
     open_ = (v == OPEN) | (v == AVOID)
-    winners = r[open_ & good]
-    value[winners] = V_WIN
-    count[winners] = ply
     rest = open_ & ~good
     counted, hits = r[rest], hits[rest]
     left = count[counted].astype(np.int64) - hits
     if (left < 0).any():
         raise AssertionError("un-playing found more edges than enumerated")
-    count[counted] = left
-    lost = counted[(left == 0) & (value[counted] == OPEN)]
-    value[lost] = V_LOSS
-    count[lost] = ply
-    return np.sort(np.concatenate([winners, lost]))
+    return decide(value, count, r[open_ & good], counted, left, ply)
 
 
 def _unplay(eng, keys, value, decided, keep=None):

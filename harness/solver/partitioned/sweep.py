@@ -127,14 +127,21 @@ def judge(run: Run, step: int, part: int, value, count) -> np.ndarray:
     has = np.bincount(row, minlength=n) > 0
     left = np.bincount(row[~bad], minlength=n)
     open_ = (value == OPEN) | (value == AVOID)
-    winners = np.flatnonzero(open_ & wins)
-    value[winners] = V_WIN
-    count[winners] = step
     counted = np.flatnonzero(open_ & ~wins & has)
     if (left[counted] > count[counted]).any():
         raise AssertionError(f"{run.ruleset}: the sweep found more edges than enumerated")
-    count[counted] = left[counted]
-    lost = counted[(left[counted] == 0) & (value[counted] == OPEN)]
+    return decide(value, count, np.flatnonzero(open_ & wins), counted, left[counted], step)
+
+
+def decide(value, count, winners, counted, left, ply: int) -> np.ndarray:
+    """A ply's decisions, by un-playing or by a sweep: the open classes ``winners`` win at
+    ``ply``; the others ``counted`` keep ``left`` edges not won for the opponent, and those
+    with none and no drawing action lose at ``ply`` (the counter becomes the plies of a
+    decided class). Returns the rows decided, sorted."""
+    value[winners] = V_WIN
+    count[winners] = ply
+    count[counted] = left
+    lost = counted[(left == 0) & (value[counted] == OPEN)]
     value[lost] = V_LOSS
-    count[lost] = step
+    count[lost] = ply
     return np.sort(np.concatenate([winners, lost]))

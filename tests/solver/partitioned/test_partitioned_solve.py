@@ -12,8 +12,8 @@ import pytest
 
 from harness.cli import main
 from harness.rules import Ruleset
+from harness.solver.budget import BudgetExceeded
 from harness.solver.partitioned import PartitionError, assemble, solve
-from harness.solver.partitioned.driver import Budget
 from harness.solver.partitioned.files import owner_of
 from harness.solver.partitioned.steps import ENUM, PLY, enumerate_step
 from tests.conftest import assert_same_classes
@@ -128,7 +128,7 @@ def test_partitions_are_balanced(compact_solution):
 
 def test_a_stopped_solve_goes_on_from_its_last_step(compact_solution, tmp_path):
     rs = Ruleset.from_id(KLEIN)
-    with pytest.raises(Budget, match="enumeration step 0"):
+    with pytest.raises(BudgetExceeded, match="enumeration step 0"):
         solve(rs, tmp_path, partitions=3, max_seconds=1e-9)
     state = json.loads((tmp_path / "state.json").read_text())
     assert (state["phase"], state["step"]) == (ENUM, 0)
@@ -152,7 +152,7 @@ def test_a_stopped_solve_goes_on_from_its_last_step(compact_solution, tmp_path):
 
 def test_a_partition_finished_before_the_driver_died_is_kept(compact_solution, tmp_path):
     rs = Ruleset.from_id(KLEIN)
-    with pytest.raises(Budget):
+    with pytest.raises(BudgetExceeded):
         solve(rs, tmp_path, partitions=3, max_seconds=1e-9)
     run = _run(tmp_path)
     enumerate_step(run, 1, 2)  # partition 2 finished step 1; the others did not
@@ -163,7 +163,7 @@ def test_a_partition_finished_before_the_driver_died_is_kept(compact_solution, t
 
 def test_a_moved_work_folder_goes_on(compact_solution, tmp_path):
     rs = Ruleset.from_id(KLEIN)
-    with pytest.raises(Budget):
+    with pytest.raises(BudgetExceeded):
         solve(rs, tmp_path / "here", partitions=3, max_seconds=1e-9)
     solve_until(rs, tmp_path / "here", "retrograde: step 2")
     shutil.move(tmp_path / "here", tmp_path / "there")
@@ -271,7 +271,7 @@ def test_unusable_work_folders(setup, message, tmp_path):
 
 def test_another_solve_is_refused_then_fresh_starts_over(compact_solution, tmp_path):
     rs = Ruleset.from_id(KLEIN)
-    with pytest.raises(Budget):
+    with pytest.raises(BudgetExceeded):
         solve(rs, tmp_path, partitions=3, max_seconds=1e-9)
     with pytest.raises(PartitionError, match="in 3 partitions, not .* in 4"):
         solve(rs, tmp_path, partitions=4)
