@@ -386,6 +386,8 @@ def _certify_draw(args: argparse.Namespace, rs: Ruleset, sol, say) -> int:
         "plies": None,
         "entries": index["entries"],
         "sets": {nws["player"]: nws["entries"] for nws in index["sets"]},
+        "classes": sol.classes,
+        "rounds": {"xo"[b.player]: b.rounds for b in builds},
         "shards": len(files),
         "bytes": size,
         "hash": index["hash"],

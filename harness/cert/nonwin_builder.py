@@ -29,6 +29,7 @@ measured sizes are in docs/certificates.md.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -38,11 +39,14 @@ from harness.cert.format import Shard
 from harness.cert.nonwin_format import NonWinEntry, NonWinSet
 from harness.rules.position import PLAYERS, Action, Position
 from harness.solver.batch import BatchEngine, engine
+from harness.solver.bitboards import popcount
 from harness.solver.classindex import KeyIndex
 from harness.solver.solution import Solution
 from harness.solver.states import DRAW, States
 
 CHUNK = 1 << 15  # frontier positions expanded at once
+LOOKAHEAD = 8  # candidates per defender expanded once more to count what they add
+ROUNDS = 5  # builds at most, each preferring the previous one's positions
 
 
 class NonWinError(ValueError):
@@ -57,6 +61,7 @@ class NonWinBuild:
     positions: list[Position]
     actions: list[Action | None]
     seconds: float = 0.0
+    rounds: int = 1
 
     def shards(self, rs, max_entries: int = 20000) -> list[Shard]:
         """Entries grouped by placement rank (highest first, the order play meets them), cut
@@ -116,17 +121,50 @@ def build_nonwin(
     player: int,
     *,
     greedy: bool = True,
+    lookahead: int = LOOKAHEAD,
+    rounds: int = ROUNDS,
     progress: Callable[[int], None] | None = None,
 ) -> NonWinBuild:
     """The closed set of positions showing that ``player`` (0 x, 1 o) cannot force a win
-    from the initial position, built from the strong solution ``sol``."""
-    import time
+    from the initial position, built from the strong solution ``sol``.
 
+    With ``greedy``, the set is built up to ``rounds`` times, each round preferring the
+    positions of the round before, and the smallest is kept; a round that does not shrink the
+    set ends the search. ``lookahead`` bounds how many of a defender's candidates that open new
+    ground are expanded once more to count what they would add (0: none).
+    """
     t0 = time.monotonic()
+    best, seen = _build_once(sol, player, greedy, 0, None, progress)
+    done = 1
+    if greedy and lookahead > 0 and rounds > 1:
+        # Looking ahead usually, not always, gives a smaller set: the smaller one leads.
+        build, index = _build_once(sol, player, greedy, lookahead, None, progress)
+        done += 1
+        if len(build.positions) < len(best.positions):
+            best, seen = build, index
+    while greedy and done < rounds:
+        build, index = _build_once(sol, player, greedy, lookahead, seen, progress)
+        done += 1
+        if len(build.positions) >= len(best.positions):
+            break
+        best, seen = build, index
+    best.rounds = done
+    best.seconds = time.monotonic() - t0
+    return best
+
+
+def _build_once(
+    sol: Solution,
+    player: int,
+    greedy: bool,
+    lookahead: int,
+    prefer: KeyIndex | None,
+    progress: Callable[[int], None] | None,
+) -> tuple[NonWinBuild, KeyIndex]:
+    """One breadth-first build; ``prefer`` holds the keys of a previous round's set."""
     rs = sol.ruleset
     eng = engine(rs)
     p_win = 1 + player  # the solution's value code of a win for `player`
-    q_win = 2 - player
     seen = KeyIndex(words=eng.key_words)
     root = States.from_positions([Position.initial(rs)])
     root_key = eng.keys(root)
@@ -171,24 +209,9 @@ def build_nonwin(
             )
         rows = np.flatnonzero(cand)
         if greedy and len(rows):
-            crow_keys = keys[rows]
-            known = seen.find(crow_keys) >= 0
-            batch = KeyIndex(words=eng.key_words)
-            if forced.any():
-                batch.add(keys[forced])
-            in_batch = batch.find(crow_keys) >= 0
-            r_end = ended[rows]
-            tier = np.where(r_end, 0, np.where(known | in_batch, 1, 2)).astype(np.int8)
-            # How many candidate rows of this frontier share each new successor.
-            live_rows = ~r_end
-            share = np.zeros(len(rows), dtype=np.int64)
-            if live_rows.any():
-                counter = KeyIndex(words=eng.key_words)
-                ids = counter.add(crow_keys[live_rows])
-                share[live_rows] = np.bincount(ids)[ids]
-            is_draw = (value[rows] == DRAW).astype(np.int8)
-            pl = np.where(value[rows] == q_win, plies[rows], 0)
-            best = _first_per_group(succ.parent[rows], (pl, is_draw, -share, tier))
+            best = _choose(
+                eng, player, succ, value, plies, keys, rows, ended, forced, seen, prefer, lookahead
+            )
         else:
             best = _first_per_group(succ.parent[rows], (rows,)) if len(rows) else rows
         chosen_rows = rows[best]
@@ -215,4 +238,90 @@ def build_nonwin(
             pending.append(unpack_keys(eng, nxt[first[uniq >= before]]))
         if progress is not None:
             progress(len(positions))
-    return NonWinBuild(player, positions, actions, time.monotonic() - t0)
+    return NonWinBuild(player, positions, actions), seen
+
+
+def _choose(
+    eng: BatchEngine,
+    player: int,
+    succ,
+    value: np.ndarray,
+    plies: np.ndarray,
+    keys: np.ndarray,
+    rows: np.ndarray,
+    ended: np.ndarray,
+    forced: np.ndarray,
+    seen: KeyIndex,
+    prefer: KeyIndex | None,
+    lookahead: int,
+) -> np.ndarray:
+    """Index into ``rows`` (the defenders' candidate actions) of each defender's choice."""
+    q_win = 2 - player
+    crow_keys = keys[rows]
+    known = seen.find(crow_keys) >= 0
+    batch = KeyIndex(words=eng.key_words)
+    if forced.any():
+        batch.add(keys[forced])
+    known |= batch.find(crow_keys) >= 0
+    if prefer is not None:
+        known |= prefer.find(crow_keys) >= 0
+    r_end = ended[rows]
+    tier = np.where(r_end, 0, np.where(known, 1, 2)).astype(np.int8)
+    # How many candidate rows of this frontier share each new successor.
+    live_rows = ~r_end
+    share = np.zeros(len(rows), dtype=np.int64)
+    if live_rows.any():
+        counter = KeyIndex(words=eng.key_words)
+        ids = counter.add(crow_keys[live_rows])
+        share[live_rows] = np.bincount(ids)[ids]
+    after = succ.next.take(rows)
+    on_board = (popcount(after.x) + popcount(after.o)).astype(np.int64)
+    parent = succ.parent[rows]
+    # Candidates not looked at count as adding more than any that was.
+    added = np.where(tier == 2, np.iinfo(np.int64).max, 0)
+    if lookahead > 0:
+        look = _worth_a_look(parent, tier, on_board, share, lookahead)
+        if len(look):
+            added[look] = _new_successors(eng, after.take(look), seen, prefer)
+    is_draw = (value[rows] == DRAW).astype(np.int8)
+    pl = np.where(value[rows] == q_win, plies[rows], 0)
+    return _first_per_group(parent, (pl, is_draw, -share, on_board, added, tier))
+
+
+def _worth_a_look(
+    parent: np.ndarray, tier: np.ndarray, on_board: np.ndarray, share: np.ndarray, top: int
+) -> np.ndarray:
+    """Candidates to expand once more: of every defender with no candidate already in the
+    set (tier 2 only), its ``top`` best by fewest checkers on the board, then most shared."""
+    best_tier = np.full(int(parent.max()) + 1, 2, dtype=np.int8)
+    np.minimum.at(best_tier, parent, tier)
+    eligible = np.flatnonzero(best_tier[parent] == 2)
+    if not len(eligible):
+        return eligible
+    order = eligible[np.lexsort((-share[eligible], on_board[eligible], parent[eligible]))]
+    g = parent[order]
+    start = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    rank = np.arange(len(g)) - np.repeat(start, np.diff(np.r_[start, len(g)]))
+    return np.sort(order[rank < top])
+
+
+def _new_successors(
+    eng: BatchEngine, states: States, seen: KeyIndex, prefer: KeyIndex | None
+) -> np.ndarray:
+    """Per position, how many distinct successors that do not end the game are neither in
+    ``seen`` nor in ``prefer``: what entering it would add, one ply on."""
+    nxt = eng.successors(states)
+    live = nxt.result == 0
+    par = nxt.parent[live].astype(np.int64)
+    k = eng.keys(nxt.next)[live]
+    distinct = KeyIndex(words=eng.key_words)
+    ids = distinct.add(k)
+    pair = np.unique(par * len(distinct) + ids)  # (position, successor class) once each
+    par = pair // max(len(distinct), 1)
+    first = np.zeros(len(distinct), dtype=np.int64)
+    first[ids] = np.arange(len(ids))
+    k = k[first[pair % max(len(distinct), 1)]]
+    old = seen.find(k) >= 0
+    if prefer is not None:
+        old |= prefer.find(k) >= 0
+    return np.bincount(par[~old], minlength=len(states))

@@ -234,16 +234,17 @@ class Pipeline:
         return [] if self.budget is None else [flag, f"{self.budget:g}"]
 
     def _solution_file(self) -> Path | None:
-        """Where solve keeps the strong solution when the ruleset fits one (certify builds a
-        draw's non-win sets from it); None when solve will run the proof search instead."""
+        """Where solve keeps the strong solution when its ``auto`` pick is a strong solver
+        (certify builds a draw's non-win sets from it); None when solve will run the proof
+        search instead."""
         from harness.rules.ruleset import Ruleset
-        from harness.solver.choice import AUTO_CLASS_LIMIT, class_bound
+        from harness.solver.choice import pick_method
 
         try:
-            fits = class_bound(Ruleset.from_id(self.ruleset)) <= AUTO_CLASS_LIMIT
+            strong = pick_method(Ruleset.from_id(self.ruleset)) != "proof"
         except ValueError:
             return None
-        return self.work / "solution.npz" if fits else None
+        return self.work / "solution.npz" if strong else None
 
     def _solve(self) -> None:
         solution = self._solution_file()

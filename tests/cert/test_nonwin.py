@@ -30,6 +30,7 @@ from harness.solver.solution import Solution
 TORUS_3X3 = "pop1-3x3-c3-torus-continue-nomove-king-nozero-nojump"  # a draw (stuck passes)
 TORUS_3X4 = "pop1-3x4-c3-torus-continue-binempty-king-nozero-nojump"  # a draw
 REINC_4X4 = "pop1-4x4-c8-reincarnation-continue-binempty-king-nozero-nojump"  # a draw
+REINC_4X4_C4 = "pop1-4x4-c4-reincarnation-continue-binempty-king-nozero-nojump"  # a draw
 X_WINS = "pop1-3x3-c3-torus-continue-binempty-king-nozero-nojump"  # x wins in 7
 
 
@@ -192,6 +193,20 @@ def test_greedy_choice_is_smaller_than_the_first_action(solutions):
         assert len(build_nonwin(sol, p).positions) < len(
             build_nonwin(sol, p, greedy=False).positions
         )
+
+
+def test_looking_ahead_and_rounds_give_a_smaller_reincarnation_set(tmp_path):
+    """Each build's set is closed and accepted; the default (look-ahead, rounds preferring the
+    previous set) is smaller than one plain greedy round on both sides."""
+    sol = solve(Ruleset.from_id(REINC_4X4_C4))
+    for p in (0, 1):
+        plain = build_nonwin(sol, p, lookahead=0, rounds=1)
+        small = build_nonwin(sol, p)
+        assert plain.rounds == 1 and small.rounds > 1
+        assert len(small.positions) < len(plain.positions)
+    index = certify(sol, tmp_path / "c", max_entries=100)
+    assert check_nonwin(tmp_path / "c").ok
+    assert index["entries"] == sum(len(build_nonwin(sol, p).positions) for p in (0, 1))
 
 
 def test_entries_are_canonical_images(good):
