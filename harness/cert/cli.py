@@ -25,6 +25,7 @@ from harness.cert.nonwin_builder import build_nonwin
 from harness.cert.nonwin_checker import check_nonwin
 from harness.cert.nonwin_format import FORMAT as NONWIN_FORMAT
 from harness.cert.nonwin_format import index_format, write_nonwin
+from harness.cert.nonwin_parallel import check_nonwin_parallel
 from harness.cert.split import SPLIT_ABOVE, build_strategy
 from harness.cli import positive
 from harness.cluster import Session, add_cluster_arguments, cluster_spec
@@ -137,13 +138,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Re-check every entry of a certificate with the reference engine. Exit 0 only "
             "for a complete, accepted certificate; 1 rejected (each problem printed with "
-            "its shard, line, entry and reason); 2 no such directory."
+            "its shard, line, entry and reason); 2 no such directory. A non-win "
+            "certificate's shards can be checked as Dask tasks (--workers, --scheduler with "
+            "--shared)."
         ),
     )
     c.add_argument("directory", type=Path)
     c.add_argument("--ruleset", help="require the certificate to be for this ruleset")
     c.add_argument("--max-errors", type=positive(int), default=20, help="stop after this many (20)")
     c.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_cluster_arguments(c)
     c.set_defaults(func=run_check)
 
 
@@ -412,8 +416,14 @@ def run_check(args: argparse.Namespace) -> int:
         raise HarnessError(f"{directory}: no such certificate directory")
     if args.ruleset is not None:
         Ruleset.from_id(args.ruleset)  # a malformed id is bad input, not a rejection
+    spec = cluster_spec(args)
     if index_format(directory) == NONWIN_FORMAT:
-        return _run_check_nonwin(args, directory)
+        return _run_check_nonwin(args, directory, spec)
+    if spec.requested:
+        raise HarnessError(
+            f"{directory}: a win certificate (format 1) is checked in this process; the "
+            "cluster options apply to non-win certificates (format 2)"
+        )
     report = check_certificate(
         directory,
         ruleset=args.ruleset,
@@ -451,13 +461,28 @@ def run_check(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
-def _run_check_nonwin(args: argparse.Namespace, directory: Path) -> int:
-    report = check_nonwin(
-        directory,
-        ruleset=args.ruleset,
-        max_errors=max(1, args.max_errors),
-        progress=terminal_progress(),
-    )
+def _run_check_nonwin(args: argparse.Namespace, directory: Path, spec) -> int:
+    if not spec.requested:
+        report = check_nonwin(
+            directory,
+            ruleset=args.ruleset,
+            max_errors=max(1, args.max_errors),
+            progress=terminal_progress(),
+        )
+    else:
+        if spec.workers is None and spec.shared is None:
+            raise HarnessError(
+                "--scheduler/--cluster-config: give --shared DIR, a folder every worker "
+                "sees: the check's key files go there"
+            )
+        with Session(spec, quiet=args.json) as session:
+            report = check_nonwin_parallel(
+                directory,
+                session,
+                ruleset=args.ruleset,
+                max_errors=max(1, args.max_errors),
+                folder=spec.shared,
+            )
     if args.json:
         print(
             json.dumps(
