@@ -124,7 +124,7 @@ Certificate hash (blake3): {doc["certificate"]["hash"]}
    The first line is printed by the file itself: for each rule branch, how many
    transitions of the corpus (research family) exercise it, all agreeing with the model.
 
-## What a pass establishes
+{_kernel_md(c.get("kernel"), name)}## What a pass establishes
 
 `{theorem.get("name")}`: {_claim(doc)} from the initial position of the Lean model of
 `{doc["ruleset"]}`, proved by the kernel from the certificate through the soundness theorem
@@ -142,6 +142,42 @@ This checks the archive's seal, the signature of `{name}/{MANIFEST_NAME}`, the S
 every member, re-checks the certificate in Python, and runs the steps above where Lean is
 installed.
 """
+
+
+def _kernel_md(kernel: dict | None, name: str) -> str:
+    """How big the kernel's work is and how to split it over machines (records made before
+    the manifest carried ``check.kernel`` have no such section)."""
+    if not isinstance(kernel, dict):
+        return ""
+    modules = kernel.get("modules") or {}
+    shards = modules.get("shard", 0)
+    return f"""## How much work, and splitting it over machines
+
+The kernel checks {kernel["declarations"]:,} declarations of at most {kernel["budget_steps"]:,}
+estimated steps each (the largest: {kernel["largest_steps"]:,}), {kernel["steps"]:,} estimated
+steps in all: about {_duration(kernel["expected_seconds"])} of kernel time at an assumed
+{kernel["assumed_steps_per_second"]:,} steps a second (an assumption, not a measurement;
+your run of step 4 gives the real figure).
+
+Step 4 checks everything in one process. To share the work, use the Lake project in
+`{name}/lean/` instead: each of its {shards:,} `Generated.Check*` modules imports only the
+model (`Pop`, through `Generated.Cert`), its set's data modules and that set's `Generated.Set*` module, so
+any grouping of them can be built on different machines, for example
+
+   lake build Generated.CheckX0000 Generated.CheckX0001
+
+on one and the rest on others; `lake build Generated.Main` then ties them together (on one
+machine, with the others' `.lake/build` copied in, or again from scratch).
+
+"""
+
+
+def _duration(seconds: int) -> str:
+    if seconds < 120:
+        return f"{seconds} s"
+    if seconds < 7200:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def collect(doc: dict, work: Path, verify_yaml: bytes, verify_env: bytes) -> dict[str, bytes]:

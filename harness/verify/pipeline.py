@@ -88,6 +88,9 @@ TOOLCHAIN_FILE = "formal/lean-toolchain"
 
 # Lean's -M is in megabytes; the seeds ran with -M60000. Ours follows the memory cap.
 DEFAULT_LEAN_MEMORY_GIB = 8.0
+# The kernel's pace assumed for the expected time of a check (no Lean toolchain here to
+# measure it); a measured run's time is the record's ``measured`` instead.
+ASSUMED_KERNEL_STEPS_PER_SECOND = 1_000_000
 
 
 class StageMissingError(HarnessError):
@@ -564,6 +567,7 @@ class Pipeline:
             "command": lean_command(flat["toolchain"], memory),
             "expected_output": "\n".join(lines) + "\n",
             "measured": measured,
+            "kernel": kernel_size(render),
         }
 
     # -- the whole run --------------------------------------------------------------------
@@ -658,3 +662,28 @@ class Pipeline:
             comparison,
             self.no_record,
         )
+
+
+def kernel_size(render: dict) -> dict:
+    """What the kernel is asked, from the render report: declarations, estimated steps in all
+    and of the largest, the expected time at :data:`ASSUMED_KERNEL_STEPS_PER_SECOND`, and the
+    modules by kind (the check modules can be built on different machines).
+
+    >>> kernel_size({"budget": 10, "declarations": [{"estimated_steps": 4},
+    ...     {"estimated_steps": 6}], "modules": [{"kind": "shard"}, {"kind": "main"}]})["steps"]
+    10
+    """
+    steps = [int(d.get("estimated_steps") or 0) for d in render.get("declarations", [])]
+    kinds: dict[str, int] = {}
+    for mod in render.get("modules", []):
+        kinds[mod.get("kind", "?")] = kinds.get(mod.get("kind", "?"), 0) + 1
+    total = sum(steps)
+    return {
+        "declarations": len(steps),
+        "steps": total,
+        "largest_steps": max(steps, default=0),
+        "budget_steps": render.get("budget"),
+        "assumed_steps_per_second": ASSUMED_KERNEL_STEPS_PER_SECOND,
+        "expected_seconds": round(total / ASSUMED_KERNEL_STEPS_PER_SECOND),
+        "modules": dict(sorted(kinds.items())),
+    }

@@ -89,6 +89,9 @@ def test_check_md_has_the_seed_form_steps(verified):
     for line in c["expected_output"].splitlines():
         assert line in check
     assert "not measured here" in check
+    k = c["kernel"]
+    assert f"The kernel checks {k['declarations']:,} declarations" in check
+    assert f"{k['steps']:,} estimated" in check and "lake build Generated.Main" in check
 
 
 def test_check_md_reports_our_time_and_memory_when_lean_ran(tmp_path, key):

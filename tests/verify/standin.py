@@ -161,6 +161,11 @@ class StandIn(HarnessRunner):
                 },
             ],
             "corpus": {"records": 1, "skipped": 0, "guard_hits": guard},
+            "budget": 10_000_000,
+            "declarations": [
+                {"module": "Generated.Cert", "estimated_steps": 180_000},
+                {"module": "Generated.Main", "estimated_steps": 2_520_000},
+            ],
         }
         (out / "render.json").write_text(json.dumps(summary))
         return Completed(args, 0, "", "", 0.1)

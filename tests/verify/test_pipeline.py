@@ -59,6 +59,14 @@ def test_lean_without_toolchain_is_incomplete_and_recorded_as_not_run(verified, 
     assert doc["final_theorem"]["statement"].startswith("theorem initial_force_win")
     assert doc["final_theorem"]["axioms"] == "not run"
     assert doc["check"]["measured"] == "not measured here"
+    kernel = doc["check"]["kernel"]  # from the render report's declarations
+    assert (kernel["declarations"], kernel["steps"], kernel["largest_steps"]) == (
+        2,
+        2_700_000,
+        2_520_000,
+    )
+    assert kernel["expected_seconds"] == round(2_700_000 / kernel["assumed_steps_per_second"])
+    assert kernel["modules"] == {"cert": 1, "corpus": 1, "main": 1}
     # The file list is exact: every vouched file, with its real SHA-256, nothing else.
     work = verified.work
     on_disk = sorted(
