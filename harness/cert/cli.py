@@ -98,8 +98,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--solution",
         type=Path,
-        help="a strong solution (solve --out FILE.npz) of the ruleset: a draw is then "
-        "certified by two non-win sets at once, a win by the proof search as usual",
+        help="a strong solution of the ruleset: a file (solve --out FILE.npz) or a finished "
+        "partitioned solve's work folder (solve --method partitioned --workdir DIR), read "
+        "in place; a draw is then certified by two non-win sets at once, a win by the proof "
+        "search as usual",
     )
     p.add_argument(
         "--first-action",
@@ -361,6 +363,14 @@ def _budget_spent(search: ProofSearch, state: Path | None, what: str) -> int:
 def _load_solution(path: Path, rs: Ruleset):
     from harness.solver.solution import Solution
 
+    if path.is_dir():
+        from harness.solver.partitioned.files import PartitionError
+        from harness.solver.partitioned.reader import PartitionedSolution
+
+        try:
+            return PartitionedSolution(rs, path)
+        except PartitionError as exc:
+            raise HarnessError(f"--solution: {exc}") from None
     try:
         sol = Solution.load(path)
     except (OSError, ValueError, KeyError) as exc:

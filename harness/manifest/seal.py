@@ -161,8 +161,9 @@ your run of step 4 gives the real figure).
 
 Step 4 checks everything in one process. To share the work, use the Lake project in
 `{name}/lean/` instead: each of its {shards:,} `Generated.Check*` modules imports only the
-model (`Pop`, through `Generated.Cert`), its set's data modules and that set's `Generated.Set*` module, so
-any grouping of them can be built on different machines, for example
+model (`Pop`, through `Generated.Cert`), its set's data modules and that set's
+`Generated.Set*` module, so any grouping of them can be built on different machines, for
+example
 
    lake build Generated.CheckX0000 Generated.CheckX0001
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -101,14 +102,7 @@ class Solution:
         idx = self.index().find(eng.class_keys(me, them, mb, tb))
         found = idx >= 0
         rel = np.where(found, self.result[np.maximum(idx, 0)], -1)
-        mover_is_o = states.turn == 1
-        value = np.full(len(idx), -1, dtype=np.int8)
-        value[rel == UNKNOWN] = DRAW
-        value[rel == WIN] = np.where(mover_is_o[rel == WIN], 2, 1)
-        value[rel == LOSS] = np.where(mover_is_o[rel == LOSS], 1, 2)
-        # As int64: the table may be a byte a class (the compact solver's), and callers add.
-        plies = np.where(found, self.ply_table[np.maximum(idx, 0)].astype(np.int64), 0)
-        return value, plies
+        return absolute(states.turn, rel, np.where(found, self.ply_table[np.maximum(idx, 0)], 0))
 
     def value_of(self, pos: Position) -> tuple[str | None, int | None]:
         """``("x"|"o"|"draw", plies)`` of one position; ``(None, None)`` if not reachable.
@@ -130,13 +124,7 @@ class Solution:
         The certificate builder's question, "which actions keep the win, and how fast", is
         ``value == winner`` and ``plies``; the fastest have the least plies.
         """
-        succ = engine(self.ruleset).successors(states)
-        value, plies = self.lookup(succ.next)
-        ended = succ.result != 0
-        value = np.where(ended, succ.result, value).astype(np.int8)
-        plies = np.where(ended, np.where(succ.result == DRAW, 0, 1), plies + 1)
-        plies = np.where((value == DRAW) | (value < 0), 0, plies)
-        return succ, value, plies
+        return rate_successors(self.ruleset, self.lookup, states)
 
     def rated_actions(self, pos: Position) -> list[tuple[Action, str, int | None]]:
         """Every legal action of ``pos`` with its value (``x``/``o``/``draw``) and plies
@@ -273,6 +261,31 @@ class Solution:
                 )
         except (OSError, KeyError, EOFError, ValueError, zipfile.BadZipFile) as exc:
             raise ValueError(f"{path}: not a solution file ({exc})") from exc
+
+
+def absolute(turn: np.ndarray, rel: np.ndarray, plies: np.ndarray):
+    """Results relative to the player to move (:data:`WIN`, :data:`LOSS`, :data:`UNKNOWN`;
+    -1 not reachable) as :meth:`Solution.lookup`'s (value, plies)."""
+    mover_is_o = turn == 1
+    value = np.full(len(rel), -1, dtype=np.int8)
+    value[rel == UNKNOWN] = DRAW
+    value[rel == WIN] = np.where(mover_is_o[rel == WIN], 2, 1)
+    value[rel == LOSS] = np.where(mover_is_o[rel == LOSS], 1, 2)
+    # As int64: the table may be a byte a class (the compact solver's), and callers add.
+    return value, np.where(rel >= 0, plies, 0).astype(np.int64)
+
+
+def rate_successors(
+    rs: Ruleset, lookup: Callable[[States], tuple[np.ndarray, np.ndarray]], states: States
+) -> tuple[Successors, np.ndarray, np.ndarray]:
+    """:meth:`Solution.rate_successors` for any ``lookup`` of (value, plies) by position."""
+    succ = engine(rs).successors(states)
+    value, plies = lookup(succ.next)
+    ended = succ.result != 0
+    value = np.where(ended, succ.result, value).astype(np.int8)
+    plies = np.where(ended, np.where(succ.result == DRAW, 0, 1), plies + 1)
+    plies = np.where((value == DRAW) | (value < 0), 0, plies)
+    return succ, value, plies
 
 
 class CompactSolution(Solution):

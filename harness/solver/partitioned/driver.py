@@ -396,12 +396,7 @@ def assemble(rs: Ruleset, workdir: str | os.PathLike) -> CompactSolution:
     """The finished solve in ``workdir`` as one :class:`CompactSolution` (every class in
     key order): for ``--out`` and for comparing with the compact solver. Holds every class
     in memory: for the rulesets that fit one machine."""
-    folder = Path(workdir)
-    doc = loads_json(read_text(folder / RUN, MAX_DOCUMENT, "run marker"))
-    run = Run(folder, doc["token"], int(doc["partitions"]), rs.id)
-    state = _load_state(run)
-    if state["phase"] != FINAL:
-        raise PartitionError(f"work folder {str(folder)!r}: the solve has not finished")
+    run, state = open_finished(rs, workdir)
     parts = {name: [] for name in ("keys", "result", "plies", "sides", "orbit")}
     for part in range(run.partitions):
         classes = run.record(ENUM, int(state["classes_at"]), part)
@@ -419,3 +414,25 @@ def assemble(rs: Ruleset, workdir: str | os.PathLike) -> CompactSolution:
         cols["sides"][order],
         cols["orbit"][order],
     )
+
+
+def open_finished(rs: Ruleset, workdir: str | os.PathLike) -> tuple[Run, dict]:
+    """The run of a finished solve of ``rs`` in ``workdir`` and its last save; a one-line
+    :class:`PartitionError` when the folder holds no run, another ruleset's, or one not
+    finished."""
+    folder = Path(workdir)
+    if folder.is_symlink() or not (folder / RUN).is_file():
+        raise PartitionError(f"work folder {str(folder)!r}: no partitioned solve there")
+    try:
+        doc = loads_json(read_text(folder / RUN, MAX_DOCUMENT, "run marker"))
+        run = Run(folder, str(doc["token"]), int(doc["partitions"]), str(doc["ruleset"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        raise PartitionError(f"work folder {str(folder)!r}: run.json is unreadable") from None
+    if run.ruleset != rs.id:
+        raise PartitionError(
+            f"work folder {str(folder)!r}: a solve of {run.ruleset}, not of {rs.id}"
+        )
+    state = _load_state(run)
+    if state["phase"] != FINAL:
+        raise PartitionError(f"work folder {str(folder)!r}: the solve has not finished")
+    return run, state

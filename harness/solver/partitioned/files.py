@@ -151,6 +151,14 @@ class Run:
 
     def load(self, rec: dict, name: str) -> np.ndarray:
         """Array ``name`` of a step's record, after checking its size and content hash."""
+        return self._checked(rec, name, None)
+
+    def map(self, rec: dict, name: str) -> np.ndarray:
+        """Array ``name`` of a step's record memory-mapped read-only, after checking its size
+        and content hash once (the file is read through, not kept in memory)."""
+        return self._checked(rec, name, "r")
+
+    def _checked(self, rec: dict, name: str, mmap_mode: str | None) -> np.ndarray:
         where = f"{part_dir(rec['phase'], rec['step'], rec['part'])}/{name}.npy"
         entry = rec["files"].get(name)
         if not isinstance(entry, list) or len(entry) != 2:
@@ -164,7 +172,7 @@ class Run:
         if path.stat().st_size != size or file_hash(path) != digest:
             raise self.error(where, "damaged (its size or content hash differs from its record)")
         try:
-            return np.load(path, allow_pickle=False)
+            return np.load(path, mmap_mode=mmap_mode, allow_pickle=False)
         except (OSError, ValueError) as exc:
             raise self.error(where, f"not a numpy array ({exc})") from None
 
