@@ -104,6 +104,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "search as usual",
     )
     p.add_argument(
+        "--weak",
+        action="store_true",
+        help="certify a draw with no strong solution and no proof search: both non-win sets "
+        "grown from the initial position, a reply found lost withdrawn (larger sets than "
+        "from a solution; docs/certificates.md)",
+    )
+    p.add_argument(
         "--first-action",
         action="store_true",
         help="non-win sets: take the defender's first non-losing action instead of choosing "
@@ -190,6 +197,10 @@ def run_certify(args: argparse.Namespace) -> int:
     if state is None and (args.time_limit is not None or args.max_nodes is not None):
         state = out.with_name(out.name + ".proof.npz")
     say = stderr_progress()
+    if args.weak:
+        if args.solution is not None:
+            raise HarnessError("--weak builds without a solution: drop --solution")
+        return _certify_weak(args, rs)
     if args.solution is not None:
         sol = _load_solution(args.solution, rs)
         if sol.value == "draw":
@@ -384,7 +395,30 @@ def _certify_draw(args: argparse.Namespace, rs: Ruleset, sol, say) -> int:
     """A draw: the two non-win sets (x cannot win, o cannot win), one format-2 directory."""
     t0 = time.monotonic()
     builds = [build_nonwin(sol, player, greedy=not args.first_action) for player in (0, 1)]
-    built = time.monotonic() - t0
+    extra = {
+        "classes": sol.classes,
+        "rounds": {"xo"[b.player]: b.rounds for b in builds},
+        "search_seconds": round(sol.seconds, 3),
+    }
+    return _write_draw(args, rs, builds, time.monotonic() - t0, extra)
+
+
+def _certify_weak(args: argparse.Namespace, rs: Ruleset) -> int:
+    """A draw without a strong solution: both non-win sets grown from the initial position
+    (:mod:`harness.cert.weak_builder`); a set it cannot close is exit 1."""
+    from harness.cert.nonwin_builder import NonWinError
+    from harness.cert.weak_builder import build_weak
+
+    t0 = time.monotonic()
+    try:
+        builds = [build_weak(rs, player) for player in (0, 1)]
+    except NonWinError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    return _write_draw(args, rs, builds, time.monotonic() - t0, {"builder": "weak"})
+
+
+def _write_draw(args: argparse.Namespace, rs: Ruleset, builds, built: float, extra) -> int:
     sets = [b.as_set(rs, max_entries=args.shard_entries) for b in builds]
     try:
         index = write_nonwin(args.out, rs.id, Position.initial(rs).text(rs), sets, force=args.force)
@@ -400,12 +434,10 @@ def _certify_draw(args: argparse.Namespace, rs: Ruleset, sol, say) -> int:
         "plies": None,
         "entries": index["entries"],
         "sets": {nws["player"]: nws["entries"] for nws in index["sets"]},
-        "classes": sol.classes,
-        "rounds": {"xo"[b.player]: b.rounds for b in builds},
+        **extra,
         "shards": len(files),
         "bytes": size,
         "hash": index["hash"],
-        "search_seconds": round(sol.seconds, 3),
         "build_seconds": round(built, 3),
         "out": str(args.out),
     }
