@@ -49,6 +49,9 @@ FORMAT = 1  # the layout above
 # half of key * MULT (keys.mixed for two words), which spreads neighbouring keys (those
 # that differ in a few low board bits) over every partition.
 MULT = np.uint64(0x9E3779B97F4A7C15)
+# What a step leaves free on the work folder's disk: a task that would go below it stops the
+# solve (saved) instead of filling the disk other programs need.
+DISK_RESERVE = 8 << 30
 
 ENUM, PLY, ANS, FINAL = "enum", "ply", "ans", "final"  # the kinds of step (module doc)
 
@@ -187,6 +190,16 @@ class Run:
         if (done := self.finished(phase, step, part)) is not None:
             return done
         final.parent.mkdir(parents=True, exist_ok=True)
+        need = sum(int(np.asarray(a).nbytes) for a in arrays.values())
+        free = shutil.disk_usage(final.parent).free
+        if free - need < DISK_RESERVE:
+            raise self.error(
+                part_dir(phase, step, part),
+                f"{need / 2**30:.1f} GiB to write with {free / 2**30:.1f} GiB free; a step "
+                f"leaves {DISK_RESERVE / 2**30:.0f} GiB free. Free disk space (or move the "
+                "folder to a larger disk, docs/cluster.md) and run again: the solve goes on "
+                "from its last finished step",
+            )
         tmp = final.parent / f".{final.name}.{uuid.uuid4().hex[:8]}"
         tmp.mkdir()
         try:

@@ -392,3 +392,23 @@ def test_progress_bars_in_a_terminal_only(tmp_path, capsys):
     assert "enum-0000" in capsys.readouterr().err  # a bar per step, named by its folder
     solve(rs, tmp_path / "b", partitions=2, progress=False)
     assert capsys.readouterr().err == ""
+
+
+def test_a_step_that_would_fill_the_disk_stops_the_solve_saved(
+    compact_solution, tmp_path, monkeypatch
+):
+    """A task that would leave less than the reserve free stops the solve with one line, the
+    folder holds nothing half-written, and the solve goes on once there is room."""
+    from harness.solver.partitioned import files
+
+    rid = RULESETS[0]
+    rs = Ruleset.from_id(rid)
+    monkeypatch.setattr(files, "DISK_RESERVE", 1 << 62)
+    with pytest.raises(PartitionError, match=r"GiB to write with .* GiB free") as caught:
+        solve(rs, tmp_path / "v", partitions=3, progress=False)
+    assert "\n" not in str(caught.value)
+    assert not [p for p in (tmp_path / "v").rglob(".part-*")]  # no temporary step folder left
+    monkeypatch.undo()
+    got = solve(rs, tmp_path / "v", partitions=3, progress=False)
+    want = compact_solution(rid)
+    assert (got.value, got.plies, got.classes) == (want.value, want.plies, want.classes)
