@@ -402,6 +402,7 @@ def render(
     With ``check``, the mirror of the Lean checker runs first and a certificate it rejects is
     a :class:`RenderError` (nothing is written)."""
     out_dir = Path(out_dir)
+    check_prefix(out_dir.name)  # before the work: a bad name is refused at once
     cert = read_certificate(cert_dir)
     expand(cert)
     weigh(cert, budget, chunk)

@@ -529,6 +529,7 @@ def render_nonwin(
     With ``check``, the mirror runs first and a certificate it rejects is a
     :class:`RenderError` (nothing is written)."""
     out_dir = Path(out_dir)
+    check_prefix(out_dir.name)  # before the work: a bad name is refused at once
     cert = read_nonwin_certificate(cert_dir)
     expand(cert)
     if check:

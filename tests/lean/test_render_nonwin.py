@@ -174,3 +174,14 @@ def test_cert_module_has_the_literal_tables(torus):
         if name.startswith("Check") or name == "Main.lean":
             assert "Cert.game" not in text and "Cert.geo" in text, name
     assert "not_forceWin_of_geo_eq Generated.Cert.geo_eq" in files["Main.lean"]
+
+
+def test_an_output_name_lean_cannot_import_is_refused_before_any_work(tmp_path):
+    """The folder's name is checked first: the certificate is not even read (a render of a
+    big certificate would otherwise fail only at its end)."""
+    from harness.lean.certdata import RenderError
+    from harness.lean.render import render
+
+    for fn in (R.render_nonwin, render):
+        with pytest.raises(RenderError, match="'c5lean' is not a Lean module name"):
+            fn(tmp_path / "no-such-certificate", tmp_path / "c5lean")
