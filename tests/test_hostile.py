@@ -184,12 +184,12 @@ def test_a_reader_refuses_a_fifo_or_a_link_by_name(command, special, request, tm
         "audit --key": ["audit", archive, "--key", path, "--out", "audit"],
         "audit --expect": ["audit", archive, "--expect", path, "--out", "audit"],
         "cluster-config": ["solve", SMALL, "--method", "compact", "--cluster-config", path],
-        "render": ["render", str(cert), "--out", "gen", "--corpus", path],
+        "render": ["render", str(cert), "--out", "Gen", "--corpus", path],
     }[command]
     done = harness(*argv, cwd=tmp_path)
     why = "FIFO" if special == "fifo" else "symbolic link"
     refused(done, 2, path, why)
-    assert not (tmp_path / "audit").exists() and not (tmp_path / "gen").exists()
+    assert not (tmp_path / "audit").exists() and not (tmp_path / "Gen").exists()
 
 
 def test_a_manifest_that_is_a_fifo_is_named_as_such(tmp_path):
