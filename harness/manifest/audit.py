@@ -55,6 +55,7 @@ from harness.manifest.fsutil import scrub_paths, sha256_bytes, sha256_file, writ
 from harness.manifest.keys import SigningKey
 from harness.manifest.manifest import ManifestError, environment, now_utc, parse_payload
 from harness.manifest.manifest import write_manifest as write_signed
+from harness.manifest.rerender import RENDER_REPORT, rerender
 from harness.manifest.seal import ENVELOPE_NAME, MANIFEST_NAME
 from harness.verify.stages import HarnessRunner
 
@@ -422,6 +423,8 @@ class Auditor:
         good = self._members(ar, root, doc, work / root)
         self._verify_manifest(doc, work / root, good)
         self._python_check(doc, work / root, good)
+        if "rerendered" in doc:
+            self._rerender(doc, work / root, good, work / ".rerender")
         check = doc.get("check") or {}
         expected = check.get("expected_output")
         self._lean(
@@ -577,6 +580,29 @@ class Auditor:
                 "failed",
                 line if line.startswith("rejected") else f"rejected: {line}",
             )
+
+    def _rerender(self, doc: dict, base: Path, good: set[str], scratch: Path) -> None:
+        """The rendered Lean the archive leaves out, made again from its certificate and
+        kept only where each file is the one the manifest pins."""
+        pins = (doc.get("rerendered") or {}).get("files")
+        if not isinstance(pins, dict) or not pins:
+            self._add("rerendered lean", "failed", "'rerendered' names no files")
+            return
+        if "certificate/index.yaml" not in good or RENDER_REPORT not in good:
+            self._add("rerendered lean", "failed", f"the certificate or {RENDER_REPORT} changed")
+            return
+        problems = rerender(base, pins, runner=self.runner, scratch=scratch)
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            self._add("rerendered lean", "failed", problems[0] + more)
+            self.info["rerender_differences"] = problems
+            return
+        good.update(pins)
+        self._add(
+            "rerendered lean",
+            "passed",
+            f"{len(pins)} files rendered again from the certificate, each the pinned one",
+        )
 
     # -- the Lean step, shared by both layouts ---------------------------------------------
 

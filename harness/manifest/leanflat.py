@@ -33,6 +33,12 @@ from harness.bounded import read_text
 from harness.lean.cache import MAX_SOURCE_BYTES
 from harness.lean.parse import parse_imports, strip_comments
 
+MODEL_FILE = "formal/Game.lean"
+"""Where a verified run and its sealed archive keep the flattened project."""
+
+TOOLCHAIN_FILE = "formal/lean-toolchain"
+"""The Lean release to check :data:`MODEL_FILE` with, beside it."""
+
 
 class FlattenError(ValueError):
     """The project cannot be made into one file (one line, naming the module)."""

@@ -14,6 +14,9 @@ certificate hash)::
     NAME/certificate/...           index.yaml and the gzip'd shards
     NAME/corpus/...                the transition corpus and its summary
 
+(``formal/Game.lean`` and ``lean/Generated/*.lean`` are left out of a run whose rendered Lean is
+big, and pinned by their SHA-256 for the audit to render again: :mod:`harness.manifest.rerender`.)
+
 The seal manifest repeats the verify manifest's record and lists the SHA-256 of every other
 member, so an edit to any byte of the archive is caught. The archive's own SHA-256 cannot be
 inside it: ``seal`` prints it, and it is published next to the archive.
@@ -35,6 +38,7 @@ from harness.manifest.dsse import MAX_ENVELOPE_BYTES
 from harness.manifest.fsutil import sha256_bytes, write_atomic
 from harness.manifest.keys import SigningKey
 from harness.manifest.manifest import check_files, read_signed, sign_manifest
+from harness.manifest.rerender import RERENDER_ABOVE, left_out, rendered_files
 
 MANIFEST_NAME = "MANIFEST.yaml"
 ENVELOPE_NAME = "MANIFEST.dsse.json"
@@ -67,8 +71,9 @@ def archive_name(doc: dict) -> str:
     return f"{doc['ruleset']}-{str(doc['certificate']['hash'])[:12]}"
 
 
-def check_md(doc: dict, name: str) -> str:
-    """The re-run steps for an outside reader, from the manifest's ``check`` section."""
+def check_md(doc: dict, name: str, left: dict[str, str] | None = None) -> str:
+    """The re-run steps for an outside reader, from the manifest's ``check`` section (and
+    how to make the rendered Lean again when the archive leaves it out: ``left``)."""
     c = doc["check"]
     measured = c.get("measured")
     if isinstance(measured, dict):
@@ -88,6 +93,8 @@ def check_md(doc: dict, name: str) -> str:
     expected = "\n".join(f"   {line}" for line in c["expected_output"].splitlines())
     theorem = doc.get("final_theorem") or {}
     lean = doc.get("lean") or {}
+    if left:
+        before += "\n\n" + _rerender_md(left, name)
     return f"""# Check it yourself: {doc["ruleset"]}
 
 {theorem.get("statement") or ""}
@@ -144,6 +151,21 @@ installed.
 """
 
 
+def _rerender_md(left: dict[str, str], name: str) -> str:
+    """Step 0 for an archive that leaves its rendered Lean out."""
+    count = f"{len(left):,}"
+    return f"""0. This archive leaves out the Lean that `render` made from its certificate:
+   {count} files, `{name}/formal/Game.lean` among them, each pinned by its SHA-256 under
+   `rerendered` in `{name}/{MANIFEST_NAME}`. Make them again with the harness
+   (a checkout of the project, `pip install -e .`):
+
+   python -m harness audit ARCHIVE.zip --out AUDIT --key PUBLISHER.pub
+
+   It renders the archive's certificate again, flattens the project as the run did, and
+   keeps the files only if each one is byte for byte the pinned one. They are then in
+   `AUDIT/work/{name}/`; run the steps below in that folder."""
+
+
 def _kernel_md(kernel: dict | None, name: str) -> str:
     """How big the kernel's work is and how to split it over machines (records made before
     the manifest carried ``check.kernel`` have no such section)."""
@@ -181,8 +203,17 @@ def _duration(seconds: int) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def collect(doc: dict, work: Path, verify_yaml: bytes, verify_env: bytes) -> dict[str, bytes]:
-    """Archive members (without the seal manifest) for a verified run in ``work``."""
+def collect(
+    doc: dict,
+    work: Path,
+    verify_yaml: bytes,
+    verify_env: bytes,
+    *,
+    leave_out: dict[str, str] | None = None,
+) -> dict[str, bytes]:
+    """Archive members (without the seal manifest) for a verified run in ``work``, less the
+    files in ``leave_out`` (see :mod:`harness.manifest.rerender`)."""
+    leave_out = leave_out or {}
     if doc.get("verdict") not in ("PASS", "INCOMPLETE"):
         raise HarnessError(
             f"the verify manifest's verdict is {doc.get('verdict')}; only a run that passed "
@@ -197,15 +228,26 @@ def collect(doc: dict, work: Path, verify_yaml: bytes, verify_env: bytes) -> dic
             + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
         )
     name = archive_name(doc)
-    members = {f"{name}/{rel}": _member(work / rel) for rel in doc["files"]}
+    members = {f"{name}/{rel}": _member(work / rel) for rel in doc["files"] if rel not in leave_out}
     members[f"{name}/manifests/verify.yaml"] = verify_yaml
     members[f"{name}/manifests/verify.dsse.json"] = verify_env
-    members[f"{name}/{CHECK_NAME}"] = check_md(doc, name).encode("utf-8")
+    members[f"{name}/{CHECK_NAME}"] = check_md(doc, name, leave_out).encode("utf-8")
     return members
 
 
-def seal_doc(doc: dict, members: dict[str, bytes], name: str, verify_yaml: bytes) -> dict:
+def seal_doc(
+    doc: dict,
+    members: dict[str, bytes],
+    name: str,
+    verify_yaml: bytes,
+    *,
+    left: dict[str, str] | None = None,
+    left_bytes: int = 0,
+) -> dict:
     sealed = {k: v for k, v in doc.items() if k not in ("format", "kind", "files", "signer")}
+    rerendered = (
+        {"rerendered": {"bytes": left_bytes, "files": dict(sorted(left.items()))}} if left else {}
+    )
     return {
         "kind": "seal",
         **sealed,
@@ -216,11 +258,17 @@ def seal_doc(doc: dict, members: dict[str, bytes], name: str, verify_yaml: bytes
             "signer": (doc.get("signer") or {}).get("keyid"),
         },
         "files": {m[len(name) + 1 :]: sha256_bytes(data) for m, data in sorted(members.items())},
+        **rerendered,
     }
 
 
-def build_archive(manifest: Path, work: Path, key: SigningKey) -> tuple[bytes, str, dict]:
-    """(zip bytes, archive folder name, seal manifest) for the run ``manifest`` describes."""
+def build_archive(
+    manifest: Path, work: Path, key: SigningKey, *, rerender_above: int = RERENDER_ABOVE
+) -> tuple[bytes, str, dict]:
+    """(zip bytes, archive folder name, seal manifest) for the run ``manifest`` describes.
+
+    Rendered Lean past ``rerender_above`` bytes is left out and pinned instead
+    (:mod:`harness.manifest.rerender`)."""
     manifest = Path(manifest)
     try:
         doc, verify_yaml = read_signed(manifest, key.public)
@@ -230,9 +278,15 @@ def build_archive(manifest: Path, work: Path, key: SigningKey) -> tuple[bytes, s
         raise HarnessError(f"{manifest}: a {doc.get('kind')} manifest, not a verify manifest")
     env_path = manifest.with_name(manifest.name.removesuffix(".yaml") + ".dsse.json")
     verify_env = read_regular(env_path, MAX_ENVELOPE_BYTES, "signature envelope")
-    members = collect(doc, work, verify_yaml, verify_env)
+    files = doc.get("files") or {}
+    sizes = {
+        rel: (work / rel).stat().st_size for rel in rendered_files(files) if (work / rel).is_file()
+    }
+    left = left_out(files, sizes, above=rerender_above)
+    members = collect(doc, work, verify_yaml, verify_env, leave_out=left)
     name = archive_name(doc)
-    sdoc = seal_doc(doc, members, name, verify_yaml)
+    left_bytes = sum(sizes[rel] for rel in left)
+    sdoc = seal_doc(doc, members, name, verify_yaml, left=left, left_bytes=left_bytes)
     data, envelope = sign_manifest(sdoc, key)
     members[f"{name}/{MANIFEST_NAME}"] = data
     members[f"{name}/{ENVELOPE_NAME}"] = envelope

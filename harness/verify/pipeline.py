@@ -46,7 +46,7 @@ from harness.lean.project import project_dir
 from harness.lock import hold
 from harness.manifest.fsutil import scrub_paths, sha256_file, write_atomic
 from harness.manifest.keys import SigningKey
-from harness.manifest.leanflat import FlattenError, flatten
+from harness.manifest.leanflat import MODEL_FILE, TOOLCHAIN_FILE, FlattenError, flatten
 from harness.manifest.manifest import environment, git_state, now_utc, write_manifest
 from harness.manifest.published import publisher_keys, record_path
 from harness.verify.publish import (
@@ -78,12 +78,6 @@ EXIT_NO_TOOLCHAIN = EXIT_NO_LEAN  # what `python -m harness lean` returns with n
 
 
 NEEDED = ("solve", "certify", "check", "corpus", "render", "lean")
-
-
-MODEL_FILE = "formal/Game.lean"
-
-
-TOOLCHAIN_FILE = "formal/lean-toolchain"
 
 
 # Lean's -M is in megabytes; the seeds ran with -M60000. Ours follows the memory cap.

@@ -79,3 +79,25 @@ def test_verify_seal_audit(ruleset, runner, tmp_path, key):
         assert code == 3
     else:
         assert (verdict, code) == ("PASS", 0), audit["differences"]
+
+    # The same run sealed without its rendered Lean: the audit renders it again with the
+    # real `render` and flattening, byte for byte the pinned files.
+    data, name, sealed = build_archive(report.manifest, report.work, key, rerender_above=0)
+    pins = sealed["rerendered"]["files"]
+    assert "formal/Game.lean" in pins and "lean/Generated/Main.lean" in pins
+    archive = tmp_path / f"{name}-lean-left-out.zip"
+    archive.write_bytes(data)
+    auditor = Auditor(
+        archive,
+        tmp_path / "audit-rerendered",
+        verify_key=key.public,
+        sign_key=key,
+        expect=Expectations(archive_sha256=hashlib.sha256(data).hexdigest()),
+        runner=runner,
+    )
+    again, _, audit = auditor.run()
+    checks = {c["check"]: c["status"] for c in audit["checks"]}
+    assert checks["rerendered lean"] == "passed", audit["checks"]
+    assert again == verdict
+    model = tmp_path / "audit-rerendered" / "work" / name / "formal" / "Game.lean"
+    assert hashlib.sha256(model.read_bytes()).hexdigest() == pins["formal/Game.lean"]
