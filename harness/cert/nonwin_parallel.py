@@ -177,6 +177,8 @@ class ParallelNonWinChecker(NonWinChecker):
         super().__init__(directory, **options)
         self.session = session
         self.folder = folder
+        # The entries of the shards a problem was found in, read once each to word it.
+        self.read_back: dict[tuple[str, int], dict] = {}
 
     def _run(self) -> None:
         from harness.cluster.tasks import TaskQueue
@@ -258,8 +260,11 @@ class ParallelNonWinChecker(NonWinChecker):
     def _entry(self, shards: list[dict], player: int, origin: int):
         meta = shards[origin >> LINE_BITS]
         line = origin & ((1 << LINE_BITS) - 1)
-        _, entries = read_entries(self.rs, self.dir, meta, player, lambda _m: None)
-        return next(e for e in entries if e.line == line)
+        key = (str(meta["file"]), player)
+        if key not in self.read_back:
+            _, entries = read_entries(self.rs, self.dir, meta, player, lambda _m: None)
+            self.read_back[key] = {e.line: e for e in entries}
+        return self.read_back[key][line]
 
     def _duplicate(self, shards, player: int, first: int, later: int) -> str:
         a, b = self._entry(shards, player, first), self._entry(shards, player, later)

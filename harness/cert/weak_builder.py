@@ -62,6 +62,7 @@ class _Grower:
         self.choice: dict[int, tuple[int, int, int]] = {}  # defender: (child or -1, src, dst)
         self.queue: deque[int] = deque()
         self.later: list[int] = []  # grown, not wanted when their turn came
+        self.root = -1  # the initial position's id, once added
 
     def ids(self, keys: np.ndarray) -> np.ndarray:
         """The ids of ``keys``, new positions added (and queued for expansion)."""
@@ -151,7 +152,7 @@ class _Grower:
     def wanted(self, node: int) -> bool:
         """Whether something still points at ``node``: a p position not lost, or a defender
         whose reply it is (the root always)."""
-        if node == 0:
+        if node == self.root:
             return True
         for parent in self.parents[node]:
             if self.lost[parent]:
@@ -207,7 +208,7 @@ def build_weak(
     g = _Grower(rs, player, max_positions)
     eng = g.eng
     root_key = eng.keys(States.from_positions([Position.initial(rs)]))
-    root = int(g.ids(root_key)[0])
+    root = g.root = int(g.ids(root_key)[0])
     while True:
         if not g.queue:  # grown for a withdrawn reply, and since chosen again
             revived = [n for n in g.later if not g.lost[n] and g.wanted(n)]

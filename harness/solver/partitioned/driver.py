@@ -13,6 +13,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -397,13 +398,12 @@ def assemble(rs: Ruleset, workdir: str | os.PathLike) -> CompactSolution:
     key order): for ``--out`` and for comparing with the compact solver. Holds every class
     in memory: for the rulesets that fit one machine."""
     run, state = open_finished(rs, workdir)
-    parts = {name: [] for name in ("keys", "result", "plies", "sides", "orbit")}
-    for part in range(run.partitions):
-        classes = run.record(ENUM, int(state["classes_at"]), part)
-        final = run.record(FINAL, 0, part)
-        parts["keys"].append(run.load(classes, "keys"))
-        for name in ("result", "plies", "sides", "orbit"):
-            parts[name].append(run.load(final, name))
+    names = ("result", "plies", "sides", "orbit")
+    parts = {name: [] for name in ("keys", *names)}
+    for keys, columns, _ in finished_parts(run, state, names, run.load):
+        parts["keys"].append(keys)
+        for name in names:
+            parts[name].append(columns[name])
     cols = {name: np.concatenate(v) for name, v in parts.items()}
     order = keys_order(cols["keys"])
     return CompactSolution(
@@ -414,6 +414,16 @@ def assemble(rs: Ruleset, workdir: str | os.PathLike) -> CompactSolution:
         cols["sides"][order],
         cols["orbit"][order],
     )
+
+
+def finished_parts(run: Run, state: dict, names: tuple[str, ...], read) -> Iterator:
+    """Per partition of a finished solve, in order: (its keys, ``{name: column}`` of its
+    final record, that record), each column read with ``read`` (``run.load`` or
+    ``run.map``)."""
+    for part in range(run.partitions):
+        classes = run.record(ENUM, int(state["classes_at"]), part)
+        final = run.record(FINAL, 0, part)
+        yield read(classes, "keys"), {name: read(final, name) for name in names}, final
 
 
 def open_finished(rs: Ruleset, workdir: str | os.PathLike) -> tuple[Run, dict]:

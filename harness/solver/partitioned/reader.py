@@ -21,8 +21,8 @@ import numpy as np
 
 from harness.rules.ruleset import Ruleset
 from harness.solver.batch import engine
-from harness.solver.partitioned.driver import open_finished
-from harness.solver.partitioned.files import ENUM, FINAL, owner_of
+from harness.solver.partitioned.driver import finished_parts, open_finished
+from harness.solver.partitioned.files import owner_of
 from harness.solver.partitioned.keys import find
 from harness.solver.solution import LOSS, UNKNOWN, WIN, absolute, rate_successors
 from harness.solver.states import States, Successors
@@ -41,12 +41,10 @@ class PartitionedSolution:
         self.partitions = run.partitions
         self.part_keys, self.part_result, self.part_plies = [], [], []
         root = None
-        for part in range(run.partitions):
-            classes = run.record(ENUM, int(state["classes_at"]), part)
-            final = run.record(FINAL, 0, part)
-            self.part_keys.append(run.map(classes, "keys"))
-            self.part_result.append(run.map(final, "result"))
-            self.part_plies.append(run.map(final, "plies"))
+        for keys, columns, final in finished_parts(run, state, ("result", "plies"), run.map):
+            self.part_keys.append(keys)
+            self.part_result.append(columns["result"])
+            self.part_plies.append(columns["plies"])
             root = final["summary"].get("root") or root
         if root is None:
             raise run.error("final-0000", "no partition holds the initial position")
