@@ -111,6 +111,15 @@ def register(subparsers) -> None:
         "columns, 12 bytes a class, must fit one worker's memory)",
     )
     p.add_argument(
+        "--round-classes",
+        type=positive(int),
+        default=None,
+        metavar="N",
+        help="partitioned: un-play each ply in rounds of at most N decided classes, so that "
+        "a round's messages fit the disk (default: rounds of 2**24 for solves of more than "
+        "2**28 classes, none below)",
+    )
+    p.add_argument(
         "--fresh", action="store_true", help="compact: discard what --workdir holds and start over"
     )
     p.add_argument(
@@ -223,8 +232,9 @@ def solve_report(args) -> dict:
             f"--no-deepening searches one bound with the proof-number search: it needs "
             f"--method pns, not {args.method}" + (" (auto's pick)" if picked else "")
         )
-    if args.partitions is not None and args.method != "partitioned":
-        raise HarnessError(f"--partitions needs --method partitioned, not {args.method}")
+    for flag, given in (("--partitions", args.partitions), ("--round-classes", args.round_classes)):
+        if given is not None and args.method != "partitioned":
+            raise HarnessError(f"{flag} needs --method partitioned, not {args.method}")
     if args.method == "partitioned":
         from harness.solver.budget import BudgetExceeded
         from harness.solver.partitioned.cli import solve_partitioned

@@ -51,6 +51,7 @@ def solve_partitioned(rs: Ruleset, args, spec) -> dict:
                 fresh=args.fresh,
                 max_seconds=args.time_limit,
                 tick=tick,
+                round_classes=args.round_classes,
             )
             sol = assemble(rs, args.workdir) if args.out is not None else None
     except PartitionError as exc:

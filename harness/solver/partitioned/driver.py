@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import time
 from collections.abc import Iterator
@@ -28,10 +29,13 @@ from harness.solver.budget import BudgetExceeded
 from harness.solver.memory import peak_resident_bytes
 from harness.solver.partitioned.files import (
     ANS,
+    APPLY,
+    DISK_RESERVE,
     ENUM,
     FINAL,
     FORMAT,
     PLY,
+    ROUND,
     RUN,
     STATE,
     PartitionError,
@@ -42,9 +46,12 @@ from harness.solver.partitioned.files import (
 )
 from harness.solver.partitioned.keys import order as keys_order
 from harness.solver.partitioned.steps import (
+    ROUND_SHARES,
+    apply_round,
     enumerate_step,
     final_step,
     retrograde_step,
+    unplay_round,
 )
 from harness.solver.partitioned.sweep import answer_step
 from harness.solver.solution import LOSS, WIN, CompactSolution
@@ -59,6 +66,15 @@ UNPLAY_COST = 3
 # Open classes a partition may hold for a sweep: their edges (8 bytes each, 20 to 40 a
 # class) stay in its step's files until the answers come.
 SWEEP_CLASSES = 1 << 22
+
+# Plies un-played in rounds (steps.unplay_round): every ply of a solve past ROUNDS_ABOVE
+# classes, each round at most ROUND_CLASSES decided classes in all, and fewer where the
+# last round's messages a class say the disk holds fewer (half of what is free past the
+# reserve). 5x5 c8 reincarnation (1.4e9 classes) decides about a third of them at ply 1,
+# whose messages at once would be 100 GB or more.
+ROUNDS_ABOVE = 1 << 28
+ROUND_CLASSES = 1 << 24
+ROUNDS_PER_PLY = 10_000  # round r of step k is numbered k * ROUNDS_PER_PLY + r
 
 # Where a partition's task failed for a reason of the work folder: said as it is.
 TASK_ERRORS = (PartitionError, OSError)
@@ -238,10 +254,9 @@ def open_run(folder: Path, rs: Ruleset, partitions: int, fresh: bool) -> Run:
 
 
 def _clear(folder: Path) -> None:
-    import shutil
-
+    kinds = tuple(f"{k}-" for k in (ENUM, PLY, ANS, ROUND, APPLY, FINAL))
     for p in folder.iterdir():
-        if p.name in (RUN, STATE) or p.name.startswith((f"{ENUM}-", f"{PLY}-", f"{FINAL}-", ".")):
+        if p.name in (RUN, STATE) or p.name.startswith((*kinds, ".")):
             if p.is_dir() and not p.is_symlink():
                 shutil.rmtree(p)
             else:
@@ -281,6 +296,7 @@ def solve(
     progress: bool | None = None,
     tick=None,
     max_seconds: float | None = None,
+    round_classes: int | None = None,
 ) -> PartitionedSolve:
     """Strongly solve ``rs`` in ``partitions`` partitions kept in ``workdir`` (resumed from
     there when it holds this solve), the partitions' steps run as tasks on ``session`` (a
@@ -290,6 +306,10 @@ def solve(
     ``max_seconds``: stop between two steps once this much time has passed
     (:class:`~harness.solver.budget.BudgetExceeded`); the folder then holds the last step
     and a later call goes on from it. ``tick`` is called with a line after every step.
+
+    ``round_classes``: un-play every ply in rounds of at most this many decided classes
+    (:func:`~harness.solver.partitioned.steps.unplay_round`; 0: never); by default a solve
+    of more than :data:`ROUNDS_ABOVE` classes does, in rounds of :data:`ROUND_CLASSES`.
     """
     start = time.perf_counter()
     cpu = time.process_time()
@@ -330,12 +350,18 @@ def solve(
             run.remove_step(ENUM, s - 1)
         check_time(f"enumeration step {s}")
     classes_at = int(state["classes_at"]) if state["phase"] != ENUM else -1
+    if round_classes is None:
+        round_classes = ROUND_CLASSES if int(state.get("classes", 0)) > ROUNDS_ABOVE else 0
     while state["phase"] == PLY:
         k = int(state["step"])
         if state.get("swept") == k and state.get("answered") != k:
             drv.step(ANS, k, answer_step)
             state = {**state, "answered": k}
             _save_state(run, state)
+        applied = None
+        if state.get("deferred") == k:
+            state = _rounds(drv, state, classes_at, round_classes or ROUND_CLASSES, say, check_time)
+            applied = state["round"]["applied"]
         k += 1
         # The open filters pay where at most half the classes are open (as in the compact
         # solver); the open count is the last step's.
@@ -348,23 +374,33 @@ def solve(
         # classes of one must be few enough.
         todo = int(state.get("decided", 0))
         sweep = k == 1 and todo * UNPLAY_COST > still and still <= SWEEP_CLASSES * run.partitions
-        got = drv.step(PLY, k, retrograde_step, classes_at, filtered, sweep)
+        deferred = round_classes > 0 and k >= 1 and not sweep
+        got = drv.step(PLY, k, retrograde_step, classes_at, filtered, sweep, deferred, applied)
         decided = sum(g["decided"] for g in got)
         still = sum(g["open"] for g in got)
-        how = "swept" if sweep else "un-played"
+        how = "swept" if sweep else ("kept for rounds" if deferred else "un-played")
         say(
             f"retrograde: step {k}, ply {max(k, 1)}, {decided:,} classes decided, "
             f"{still:,} open" + (f", {how}" if k else "")
         )
         state = {**state, "step": k, "open": still, "decided": decided}
+        for name in ("deferred", "round", "filtered"):
+            state.pop(name, None)
         if sweep:
             state["swept"] = k
+        rounds = deferred and decided > 0
+        if rounds:
+            state["deferred"], state["filtered"] = k, filtered
+            state["round"] = {"next": 0, "lo": 0, "plan": None, "per_class": None, "applied": None}
         if decided == 0 and k >= 1:
             state = {**state, "phase": FINAL, "plies_at": k}
         _save_state(run, state)
         if k > 0:
-            run.remove_step(PLY, k - 1)
+            if not rounds:  # the rounds of step k read the open filters of step k - 1
+                run.remove_step(PLY, k - 1)
             run.remove_step(ANS, k - 1)
+        if applied is not None:
+            run.remove_step(APPLY, applied)
         check_time(f"retrograde step {k}")
     got = drv.step(FINAL, 0, final_step, classes_at, int(state["plies_at"]))
     root = next(g["root"] for g in got if g.get("root") is not None)
@@ -391,6 +427,62 @@ def solve(
         per_worker=dict(sorted(drv.per_worker.items())),
         steps=drv.steps,
     )
+
+
+def _rounds(drv: Driver, state: dict, classes_at: int, size: int, say, check_time) -> dict:
+    """Un-play the rows the last retrograde step kept, round after round (at most ``size``
+    classes a round, fewer where the disk holds fewer), saving after each; returns the
+    state with ``round.applied``, the last round, for the next step to start from."""
+    run = drv.run
+    k, total = int(state["step"]), int(state["decided"])
+    at = dict(state["round"])
+    while at["lo"] < ROUND_SHARES:
+        r = int(at["next"])
+        if r >= ROUNDS_PER_PLY:
+            raise PartitionError(f"retrograde step {k}: more than {ROUNDS_PER_PLY} rounds")
+        rnd = k * ROUNDS_PER_PLY + r
+        if at["plan"] is None:
+            want = _round_size(run, size, at["per_class"])
+            width = max(1, -(-want * ROUND_SHARES // total))
+            at["plan"] = [at["lo"], min(ROUND_SHARES, at["lo"] + width)]
+            state = {**state, "round": dict(at)}
+            _save_state(run, state)  # a rerun of the round takes the same rows
+        lo, hi = at["plan"]
+        filtered = bool(state.get("filtered"))
+        sent = drv.step(ROUND, rnd, unplay_round, k, classes_at, lo, hi, filtered)
+        previous = at["applied"]
+        got = drv.step(APPLY, rnd, apply_round, k, classes_at, previous)
+        unplayed = sum(int(g["unplayed"]) for g in sent)
+        out_bytes = sum(int(g.get("out_bytes", 0)) for g in sent)
+        at = {
+            "next": r + 1,
+            "lo": hi,
+            "plan": None,
+            "per_class": out_bytes / unplayed if unplayed else at["per_class"],
+            "applied": rnd,
+        }
+        state = {**state, "round": dict(at)}
+        _save_state(run, state)
+        run.remove_step(ROUND, rnd)
+        if previous is not None:
+            run.remove_step(APPLY, previous)
+        say(
+            f"retrograde: step {k}, round {r}: {unplayed:,} classes un-played, "
+            f"{sum(int(g['sent']) for g in sent):,} messages, "
+            f"{sum(int(g['decided']) for g in got):,} classes decided at ply {k + 1} so far"
+        )
+        check_time(f"round {r} of retrograde step {k}")
+    run.remove_step(PLY, k - 1)
+    return state
+
+
+def _round_size(run: Run, size: int, per_class: float | None) -> int:
+    """Classes for the next round: ``size``, or fewer where half of the disk free past
+    twice the reserve holds fewer at the last round's bytes a class."""
+    if not per_class:
+        return size
+    room = (shutil.disk_usage(run.folder).free - 2 * DISK_RESERVE) // 2
+    return max(1, min(size, int(room / per_class)))
 
 
 def assemble(rs: Ruleset, workdir: str | os.PathLike) -> CompactSolution:

@@ -12,6 +12,10 @@ A work folder holds::
     ply-0012/part-003/        the same for retrograde step 12 (value.npy, count.npy, open.npy,
                               out-*; edges.npy after a sweep)
     ans-0012/part-003/        the values partition 3 answers after a sweep at step 12
+    round-120003/part-003/    round 3 of the un-playing of step 12, where that step kept
+                              the rows it decided (todo.npy) for rounds: what it sent
+    apply-120003/part-003/    partition 3's values and counters after applying round 3,
+                              and the rows decided at the next ply so far (next.npy)
     final-0000/part-003/      its classes' results, plies, colourings and orbit sizes
 
 Paths in the records are relative to the folder, so a folder can be moved or copied to
@@ -53,7 +57,8 @@ MULT = np.uint64(0x9E3779B97F4A7C15)
 # solve (saved) instead of filling the disk other programs need.
 DISK_RESERVE = 8 << 30
 
-ENUM, PLY, ANS, FINAL = "enum", "ply", "ans", "final"  # the kinds of step (module doc)
+# The kinds of step (module doc).
+ENUM, PLY, ANS, ROUND, APPLY, FINAL = "enum", "ply", "ans", "round", "apply", "final"
 
 RUN = "run.json"
 STATE = "state.json"

@@ -17,6 +17,14 @@ its worker was lost writes the same thing.
   opponent, and that cannot draw, loses in k), then un-play them: each parent is sent
   whether one of its actions into them wins, and how many distinct edges from it are now
   known won for the opponent.
+- :func:`unplay_round` and :func:`apply_round`: a ply un-played in rounds, where its
+  messages would not fit the disk at once. The ply's step keeps the rows it decided
+  (``todo``) instead of un-playing them; each round un-plays a slice of every partition's
+  rows and sends the messages, and the owners then apply them to a running copy of their
+  values and counters. The next ply's step starts from the last round's copy and the rows
+  it decided. Applying the messages round by round decides the same classes at the same
+  ply as applying them at once: a class's counter only falls, and an action into a lost
+  successor wins whenever its message comes.
 - :func:`final_step`: every class's result, plies, colourings and orbit size.
 
 Every task first sets malloc's mmap threshold as a solve in this process does
@@ -51,9 +59,11 @@ from harness.solver.compact.runner import expand_range, unplay_batch
 from harness.solver.compact.unplay import Unplayer
 from harness.solver.memory import return_freed_memory
 from harness.solver.partitioned.files import (
+    APPLY,
     ENUM,
     FINAL,
     PLY,
+    ROUND,
     Run,
     brief,
     group_by_owner,
@@ -201,7 +211,14 @@ def _merge_received(keys, meta, count, new_k, new_b):
 
 
 def retrograde_step(
-    run: Run, step: int, part: int, classes_at: int, filtered: bool = False, sweep: bool = False
+    run: Run,
+    step: int,
+    part: int,
+    classes_at: int,
+    filtered: bool = False,
+    sweep: bool = False,
+    deferred: bool = False,
+    applied: int | None = None,
 ) -> dict:
     """Retrograde step ``step`` of partition ``part`` (module doc); ``classes_at`` is the
     enumeration's last step (whose keys and meta bytes are final).
@@ -213,8 +230,11 @@ def retrograde_step(
     partition, :class:`OpenFilter`) may hold it: the others are decided already. With
     ``sweep``, step k expands its open classes again instead and asks about their
     successors (:mod:`~harness.solver.partitioned.sweep`), and step k + 1 judges them on the
-    answers. Returns the summary: classes ``decided`` at ply max(k, 1), classes still
-    ``open``, messages ``sent``, seconds, CPU seconds."""
+    answers. With ``deferred``, step k keeps the rows it decided for rounds
+    (:func:`unplay_round`) instead of un-playing them; ``applied`` names the last round of
+    ply k - 1 when that ply was un-played in rounds. Returns the summary: classes
+    ``decided`` at ply max(k, 1), classes still ``open``, messages ``sent``, seconds, CPU
+    seconds."""
     start, cpu = time.perf_counter(), time.process_time()
     if (done := run.finished(PLY, step, part)) is not None:
         return brief(done["summary"])  # a twin of this task finished it
@@ -238,6 +258,10 @@ def retrograde_step(
         count[decided] = 1
         del meta, win, avoid, lose
         out_k, out_p = keys[:0], np.zeros(0, dtype=np.uint32)
+    elif applied is not None:
+        rec = run.record(APPLY, applied, part)
+        value, count = run.load(rec, "value"), run.load(rec, "count")
+        decided = run.load(rec, "next")
     else:
         rec = run.record(PLY, step - 1, part)
         value, count = run.load(rec, "value"), run.load(rec, "count")
@@ -255,9 +279,11 @@ def retrograde_step(
     if step > 0 and sweep:
         out_k, edges = ask(eng, keys, open_rows, run.partitions)
         out_p = np.zeros(len(out_k), dtype=np.uint8)
-    elif step > 0:
+    elif step > 0 and not deferred:
         keep = OpenFilter.load(run, step - 1).may_hold if filtered else None
         out_k, out_p = _unplay(eng, keys, value, decided, keep)
+    elif step > 0:
+        out_k, out_p = keys[:0], np.zeros(0, dtype=np.uint32)
     table = OpenFilter.table_of(keys[open_rows])
     out_k, out_p, offsets, digests = group_by_owner(out_k, out_p, run.partitions)
     summary = summary_of(
@@ -270,6 +296,7 @@ def retrograde_step(
         sent=len(out_k),
         filtered=bool(filtered) and not sweep,
         swept=edges is not None,
+        deferred=bool(deferred) and step > 0 and not sweep,
         classes_at=classes_at,
         offsets=offsets,
         digests=digests,
@@ -283,9 +310,95 @@ def retrograde_step(
     }
     if edges is not None:
         arrays["edges"] = edges
+    if summary["deferred"]:
+        arrays["todo"] = decided.astype(np.int64)
     done = run.write(PLY, step, part, arrays, summary)
     if step > 0:
         run.drop(PLY, step - 1, part, ("value", "count", "edges"))
+    return brief(done["summary"])
+
+
+ROUND_SHARES = 1 << 30
+"""A round un-plays the rows ``[n * lo // ROUND_SHARES, n * hi // ROUND_SHARES)`` of each
+partition's ``n`` rows to un-play: the same share of every partition, whole on rerun."""
+
+
+def round_rows(todo: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """The slice of ``todo`` a round with shares ``lo:hi`` un-plays.
+
+    >>> round_rows(np.arange(10), 0, ROUND_SHARES // 2).tolist()
+    [0, 1, 2, 3, 4]
+    """
+    n = len(todo)
+    return todo[n * lo // ROUND_SHARES : n * hi // ROUND_SHARES]
+
+
+def unplay_round(
+    run: Run, rnd: int, part: int, ply_step: int, classes_at: int, lo: int, hi: int, filtered: bool
+) -> dict:
+    """Round ``rnd`` of the un-playing of retrograde step ``ply_step`` (deferred): the rows of
+    shares ``lo:hi`` of what partition ``part`` decided there, their parents sent to their
+    owners as that step would have sent them (through the same open filters)."""
+    start, cpu = time.perf_counter(), time.process_time()
+    if (done := run.finished(ROUND, rnd, part)) is not None:
+        return brief(done["summary"])
+    return_freed_memory()
+    eng = engine(Ruleset.from_id(run.ruleset))
+    keys = run.load(run.record(ENUM, classes_at, part), "keys")
+    rec = run.record(PLY, ply_step, part)
+    value = run.load(rec, "value")
+    rows = round_rows(run.load(rec, "todo"), lo, hi)
+    keep = OpenFilter.load(run, ply_step - 1).may_hold if filtered else None
+    out_k, out_p = _unplay(eng, keys, value, rows, keep)
+    out_k, out_p, offsets, digests = group_by_owner(out_k, out_p, run.partitions)
+    summary = summary_of(
+        start,
+        cpu,
+        unplayed=len(rows),
+        sent=len(out_k),
+        filtered=bool(filtered),
+        offsets=offsets,
+        digests=digests,
+    )
+    done = run.write(ROUND, rnd, part, {"out-keys": out_k, "out-pay": out_p}, summary)
+    return brief(done["summary"])
+
+
+def apply_round(
+    run: Run, rnd: int, part: int, ply_step: int, classes_at: int, previous: int | None
+) -> dict:
+    """Apply what round ``rnd`` sent partition ``part`` to its values and counters: those
+    retrograde step ``ply_step`` left for the first round (``previous`` None), else those
+    round ``previous`` left. Keeps the rows decided at ply ``ply_step + 1`` so far
+    (``next``). Returns the summary: ``decided`` so far, ``open``, messages ``received``."""
+    start, cpu = time.perf_counter(), time.process_time()
+    if (done := run.finished(APPLY, rnd, part)) is not None:
+        return brief(done["summary"])
+    return_freed_memory()
+    keys = run.load(run.record(ENUM, classes_at, part), "keys")
+    if previous is None:
+        rec = run.record(PLY, ply_step, part)
+        earlier = np.zeros(0, dtype=np.int64)
+    else:
+        rec = run.record(APPLY, previous, part)
+        earlier = run.load(rec, "next")
+    value, count = run.load(rec, "value"), run.load(rec, "count")
+    got_k, got_p = inbox(run, ROUND, rnd, part)
+    received = sum(len(k) for k in got_k)
+    decided = _settle(keys, value, count, got_k, got_p, ply_step + 1)
+    del got_k, got_p
+    later = np.sort(np.concatenate([earlier, decided.astype(np.int64)]))
+    summary = summary_of(
+        start,
+        cpu,
+        received=received,
+        decided=len(later),
+        open=int(np.count_nonzero((value == OPEN) | (value == AVOID))),
+    )
+    arrays = {"value": value, "count": count, "next": later}
+    done = run.write(APPLY, rnd, part, arrays, summary)
+    if previous is not None:
+        run.drop(APPLY, previous, part, ("value", "count", "next"))
     return brief(done["summary"])
 
 
