@@ -27,6 +27,20 @@ def runner() -> HarnessRunner:
     return runner
 
 
+def audit_bytes(data: bytes, archive, key, runner):
+    """Audit the archive ``data`` written to ``archive``, into ``archive`` + ``.audit``."""
+    archive.write_bytes(data)
+    auditor = Auditor(
+        archive,
+        archive.with_suffix(".audit"),
+        verify_key=key.public,
+        sign_key=key,
+        expect=Expectations(archive_sha256=hashlib.sha256(data).hexdigest()),
+        runner=runner,
+    )
+    return auditor.run()
+
+
 DRAW_3X4 = "pop1-3x4-c3-torus-continue-binempty-king-nozero-nojump"
 
 
@@ -61,17 +75,7 @@ def test_verify_seal_audit(ruleset, runner, tmp_path, key):
 
     data, name, _ = build_archive(report.manifest, report.work, key)
     assert build_archive(report.manifest, report.work, key)[0] == data  # deterministic
-    archive = tmp_path / f"{name}.zip"
-    archive.write_bytes(data)
-    auditor = Auditor(
-        archive,
-        tmp_path / "audit",
-        verify_key=key.public,
-        sign_key=key,
-        expect=Expectations(archive_sha256=hashlib.sha256(data).hexdigest()),
-        runner=runner,
-    )
-    verdict, code, audit = auditor.run()
+    verdict, code, audit = audit_bytes(data, tmp_path / f"{name}.zip", key, runner)
     checks = {c["check"]: c["status"] for c in audit["checks"]}
     assert checks["python check"] == "passed" and checks["members"] == "passed"
     if verdict == "INCOMPLETE":
@@ -85,19 +89,9 @@ def test_verify_seal_audit(ruleset, runner, tmp_path, key):
     data, name, sealed = build_archive(report.manifest, report.work, key, rerender_above=0)
     pins = sealed["rerendered"]["files"]
     assert "formal/Game.lean" in pins and "lean/Generated/Main.lean" in pins
-    archive = tmp_path / f"{name}-lean-left-out.zip"
-    archive.write_bytes(data)
-    auditor = Auditor(
-        archive,
-        tmp_path / "audit-rerendered",
-        verify_key=key.public,
-        sign_key=key,
-        expect=Expectations(archive_sha256=hashlib.sha256(data).hexdigest()),
-        runner=runner,
-    )
-    again, _, audit = auditor.run()
+    again, _, audit = audit_bytes(data, tmp_path / f"{name}-lean-left-out.zip", key, runner)
     checks = {c["check"]: c["status"] for c in audit["checks"]}
     assert checks["rerendered lean"] == "passed", audit["checks"]
     assert again == verdict
-    model = tmp_path / "audit-rerendered" / "work" / name / "formal" / "Game.lean"
+    model = tmp_path / f"{name}-lean-left-out.audit" / "work" / name / "formal" / "Game.lean"
     assert hashlib.sha256(model.read_bytes()).hexdigest() == pins["formal/Game.lean"]

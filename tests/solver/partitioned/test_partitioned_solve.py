@@ -171,13 +171,16 @@ def test_a_moved_work_folder_goes_on(compact_solution, tmp_path):
     assert_same_classes(assemble(rs, tmp_path / "there"), compact_solution(KLEIN))
 
 
-def solve_until(rs, folder, prefix: str) -> None:
+def solve_until(rs, folder, prefix: str, **options) -> None:
+    """Solve in 3 partitions until the driver says a line starting with ``prefix``: a tick
+    that raises there stands for a killed driver."""
+
     def tick(line: str) -> None:
         if line.startswith(prefix):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        solve(rs, folder, partitions=3, tick=tick)
+        solve(rs, folder, partitions=3, tick=tick, **options)
 
 
 def _run(folder):

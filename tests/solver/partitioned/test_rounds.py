@@ -14,7 +14,11 @@ from harness.rules import Ruleset
 from harness.solver.partitioned import assemble, solve
 from harness.solver.partitioned.files import APPLY, DISK_RESERVE, PLY, ROUND
 from tests.conftest import assert_same_classes
-from tests.solver.partitioned.test_partitioned_solve import KLEIN, RULESETS
+from tests.solver.partitioned.test_partitioned_solve import KLEIN, RULESETS, solve_until
+
+
+def totals(solved) -> tuple:
+    return solved.value, solved.plies, solved.classes, solved.positions
 
 
 def phases(got) -> list[str]:
@@ -27,12 +31,7 @@ def test_rounds_change_nothing(rid, partitions, compact_solution, tmp_path):
     rs = Ruleset.from_id(rid)
     got = solve(rs, tmp_path, partitions=partitions, round_classes=40, progress=False)
     want = compact_solution(rid)
-    assert (got.value, got.plies, got.classes, got.positions) == (
-        want.value,
-        want.plies,
-        want.classes,
-        want.positions,
-    )
+    assert totals(got) == totals(want)
     assert_same_classes(assemble(rs, tmp_path), want)
     if (want.result != 0).any():
         rounds = phases(got).count(ROUND)
@@ -76,15 +75,7 @@ def test_a_swept_ply_one_then_rounds(compact_solution, tmp_path, monkeypatch):
 
 def test_a_driver_stopped_between_rounds_goes_on(compact_solution, tmp_path):
     rs = Ruleset.from_id(KLEIN)
-    lines: list[str] = []
-
-    def tick(line: str) -> None:
-        lines.append(line)
-        if line.startswith("retrograde: step 2, round 1"):
-            raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        solve(rs, tmp_path, partitions=3, round_classes=60, tick=tick)
+    solve_until(rs, tmp_path, "retrograde: step 2, round 1", round_classes=60)
     state = json.loads((tmp_path / "state.json").read_text())
     assert state["deferred"] == 2 and state["round"]["next"] == 2
     again: list[str] = []
