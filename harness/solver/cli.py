@@ -167,6 +167,78 @@ def register(subparsers) -> None:
     )
     add_cluster_arguments(p)
     p.set_defaults(func=run)
+    register_estimate(subparsers)
+
+
+def register_estimate(subparsers) -> None:
+    from harness.cli import ruleset_id, seed
+    from harness.solver.estimate import SAMPLES, WIDTH
+
+    p = subparsers.add_parser(
+        "estimate",
+        help="estimate the classes a ruleset reaches, by sampling, before solving it",
+        description="Samples every slice of positions (checkers of each player on the "
+        "board) uniformly and tests each sample for reachability by a backward search to the "
+        "initial position (harness.solver.estimate); prints each slice's estimated classes "
+        "with its standard error, and the total. The search can miss a reachable position, "
+        "never claim an unreachable one: the estimate leans low (2% on 5x5 c4 "
+        "reincarnation). Exit codes: 0 done, 2 unusable input.",
+    )
+    p.add_argument("ruleset", type=ruleset_id, help="a ruleset id")
+    p.add_argument(
+        "--samples",
+        type=positive(int),
+        default=SAMPLES,
+        metavar="N",
+        help=f"samples per slice (default {SAMPLES}; 2 at least)",
+    )
+    p.add_argument(
+        "--width",
+        type=positive(int),
+        default=WIDTH,
+        metavar="W",
+        help=f"parents the search keeps per sample and ply back (default {WIDTH})",
+    )
+    p.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run_estimate)
+
+
+def run_estimate(args) -> int:
+    from tqdm import tqdm
+
+    from harness.solver.estimate import estimate_classes, slices
+
+    if args.samples < 2:
+        raise HarnessError(f"--samples {args.samples}: 2 at least (a slice's error needs two)")
+    rs = Ruleset.from_id(args.ruleset)
+    bar = tqdm(
+        total=len(slices(rs)),
+        unit=" slices",
+        file=sys.stderr,
+        leave=False,
+        disable=not sys.stderr.isatty(),
+    )
+    with bar:
+        est = estimate_classes(
+            rs,
+            samples=args.samples,
+            width=args.width,
+            seed=args.seed,
+            progress=lambda _slice: bar.update(),
+        )
+    if args.json:
+        print(json.dumps(est.as_dict()))
+        return 0
+    print(f"{rs.id}: about {est.classes:,.0f} classes (standard error {est.error:,.0f})")
+    print(f"{args.samples} samples a slice, {len(est.slices)} slices, {est.seconds:.1f} s")
+    print(f"{'a':>2} {'b':>2} {'positions':>22} {'reached':>9} {'classes':>18} {'error':>14}")
+    for s in est.slices:
+        print(
+            f"{s.a:>2} {s.b:>2} {s.positions:>22,} {s.reached:>4}/{s.samples:<4} "
+            f"{s.classes:>18,.0f} {s.error:>14,.0f}"
+        )
+    return 0
 
 
 def _check_out(out: Path | None) -> None:
