@@ -106,9 +106,13 @@ def audit(session: nox.Session) -> None:
 @nox.session(python=PYTHON, default=False)
 def bench(session: nox.Session) -> None:
     """Print the solver speed tables (--big: the 5x5 c4 strong solve; --cluster: Dask;
-    --partitioned: the partitioned solve; --certificates: draw certificates built and checked)
-    and the Lean declaration table of every published certificate (estimated kernel steps)."""
+    --partitioned: the partitioned solve; --certificates: draw certificates built and checked;
+    --class-costs: what a class costs to solve, from sampled reachable classes) and the Lean
+    declaration table of every published certificate (estimated kernel steps)."""
     session.install("-e", ".")
+    if "--class-costs" in session.posargs:  # estimate, then expand/un-play µs a class
+        session.run("python", "benchmarks/bench_class_costs.py", *session.posargs)
+        return
     if "--certificates" in session.posargs:  # non-win sets: sizes, build, check on 1/2 workers
         session.run("python", "benchmarks/bench_certificates.py", *session.posargs)
         return
