@@ -8,12 +8,21 @@ cancelled task is never reported. A task that raised, or that was lost with ever
 that ran it (:class:`distributed.KilledWorker`), is reported once as a :class:`Finished`
 with its ``error``; the stage decides what that means.
 
+A key given to :meth:`TaskQueue.submit` is a readable name; the queue adds its own token
+to it, so two runs on one scheduler never share a key: Dask treats a key it already knows
+as the same task, so a rerun of a stage would otherwise be handed the last run's task of
+that name, computed from the last run's inputs.
+
+A task's value is read when the loop reaches it, not when it finished: a worker that died
+in between took the value with it, and the loop waits for the scheduler to compute it again.
+
 >>> Finished("cell-3", value=7, worker="0").ok, Finished("cell-3", error=OSError()).ok
 (True, False)
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -48,9 +57,13 @@ class TaskQueue:
         self.bar = bar
         self._done = as_completed(loop=session.client.loop)  # this session's, not the default
         self._queued: dict[str, tuple[Any, Any]] = {}  # future key -> (future, tag)
+        self.token = uuid.uuid4().hex[:12]  # added to every key: unique to this queue
 
     def submit(self, tag: Any, fn: Callable, *args: Any, key: str | None = None, **kw: Any):
-        """Submit ``fn(*args)`` (see :meth:`Session.submit`) under ``tag``; its future."""
+        """Submit ``fn(*args)`` (see :meth:`Session.submit`) under ``tag``; its future. Its
+        Dask key is ``key`` followed by this queue's token (Dask's own key without one)."""
+        if key is not None:
+            key = f"{key}-{self.token}"
         future = self.session.submit(fn, *args, key=key, **kw)
         self._queued[future.key] = (future, tag)
         self._done.add(future)
@@ -73,10 +86,13 @@ class TaskQueue:
                 if entry is None:
                     continue  # cancelled: its answer no longer mattered
                 tag = entry[1]
-                if future.status != "finished":
-                    yield Finished(tag, error=future.exception())
+                # Not ``status``: a finished task whose worker died since is computed again
+                # (its status is back to pending), so its value is asked for, which waits.
+                try:
+                    traced = future.result()
+                except Exception as exc:  # the task raised, or was lost with every worker
+                    yield Finished(tag, error=exc)
                     continue
-                traced = future.result()
                 if self.bar is not None:
                     self.bar.done(traced.worker)
                 yield Finished(tag, traced.value, traced.worker)

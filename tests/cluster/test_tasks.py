@@ -1,15 +1,21 @@
-"""The one task loop (harness.cluster.tasks.TaskQueue) on a LocalCluster of 2 workers:
+"""The one task loop (harness.cluster.tasks.TaskQueue) on a LocalCluster of 2 workers (and,
+for a killed worker, the hand-started cluster):
 every task reported once with its tag, tasks added while the loop runs, cancelled tasks
 never reported, a task that raised reported with its error, leaving early cancels the rest."""
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 
 import pytest
+from distributed import wait
 
 from harness.cluster import TaskQueue
 from tests.cluster.tasks_work import fails, slow, square
+
+from .conftest import worker_pids
 
 
 class Bar:
@@ -87,3 +93,32 @@ def test_cancel_selects_by_tag(local_session, which):
     assert queue.pending() == ([] if which is None else [1, 3])
     queue.cancel()
     assert list(queue) == []
+
+
+def test_two_runs_of_one_named_task_never_share_its_key(local_session):
+    # A rerun of a stage submits its tasks under the same names. Dask hands a submit of a
+    # key it knows the task it already has, so without the queue's token the second run
+    # would get the first run's answer (4, not 9) and, after a worker died, even None.
+    first, second = TaskQueue(local_session), TaskQueue(local_session)
+    held = first.submit("a", square, 2, key="stage-task-0")
+    again = second.submit("a", square, 3, key="stage-task-0")
+    assert held.key != again.key and held.key.startswith("stage-task-0-")
+    assert [e.value for e in second] == [9] and [e.value for e in first] == [4]
+
+
+def test_a_value_lost_with_its_worker_before_the_loop_reads_it_is_computed_again(
+    manual_session,
+):
+    # The task finished, then the worker holding its value was killed: the loop must not
+    # report the task done without a value, but wait for the scheduler to compute it again.
+    queue = TaskQueue(manual_session)
+    future = queue.submit("lost", square, 7, key="lost-value")
+    wait([future])
+    (holder,) = manual_session.client.who_has([future])[future.key]
+    os.kill(worker_pids(manual_session)[holder], signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while future.status == "finished" and time.monotonic() < deadline:
+        time.sleep(0.01)  # until the client hears its value is gone
+    assert future.status != "finished"
+    (end,) = list(queue)
+    assert end.ok and end.value == 49 and end.worker is not None
