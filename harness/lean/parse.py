@@ -385,6 +385,13 @@ def forbidden_axioms(axioms: dict[str, tuple[str, ...]]) -> dict[str, tuple[str,
 # Lean sources
 
 
+_COMMENT_OR_LITERAL = re.compile(r"""['"]|--|/-""")
+_CHAR_LITERAL = re.compile(r"'(?:\\.|[^\\'\n])'")
+_STRING_REST = re.compile(r'(?:[^"\\]|\\.)*"', re.DOTALL)  # after the opening quote
+_BLOCK_EDGE = re.compile(r"/-|-/")
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
 def strip_comments(source: str) -> str:
     """Remove ``--`` line comments and (nested) ``/- … -/`` block comments.
 
@@ -394,40 +401,37 @@ def strip_comments(source: str) -> str:
     >>> strip_comments('import A -- B\\n/- x /- y -/ z -/import C')
     'import A     \\n                 import C'
     """
-    out = list(source)
-    i, n = 0, len(source)
-    while i < n:
-        c = source[i]
-        if c == "'" and (i == 0 or not (source[i - 1].isalnum() or source[i - 1] in "_'!?")):
+    out: list[str] = []
+    done = i = 0  # source[:done] is in out; the scan goes on from i
+    n = len(source)
+    while (m := _COMMENT_OR_LITERAL.search(source, i)) is not None:
+        j, token = m.start(), m.group()
+        if token == "'":
             # A char literal such as '"' (a prime after a name, as in h', is not one).
-            m = re.compile(r"'(?:\\.|[^\\'\n])'").match(source, i)
-            i = m.end() if m else i + 1
-        elif c == '"':
-            i += 1
-            while i < n and source[i] != '"':
-                i += 2 if source[i] == "\\" else 1
-            i += 1
-        elif source.startswith("--", i):
-            j = source.find("\n", i)
-            j = n if j < 0 else j
-            for k in range(i, j):
-                out[k] = " "
-            i = j
-        elif source.startswith("/-", i):
-            depth, j = 1, i + 2
-            while j < n and depth:
-                if source.startswith("/-", j):
-                    depth, j = depth + 1, j + 2
-                elif source.startswith("-/", j):
-                    depth, j = depth - 1, j + 2
-                else:
-                    j += 1
-            for k in range(i, j):
-                if out[k] != "\n":
-                    out[k] = " "
-            i = j
-        else:
-            i += 1
+            after_name = j > 0 and (source[j - 1].isalnum() or source[j - 1] in "_'!?")
+            lit = None if after_name else _CHAR_LITERAL.match(source, j)
+            i = lit.end() if lit else j + 1
+            continue
+        if token == '"':
+            lit = _STRING_REST.match(source, j + 1)
+            i = lit.end() if lit else n
+            continue
+        if token == "--":
+            k = source.find("\n", j)
+            k = n if k < 0 else k
+        else:  # "/-": to the "-/" that closes it, nested ones counted
+            depth, k = 1, j + 2
+            while depth:
+                t = _BLOCK_EDGE.search(source, k)
+                if t is None:
+                    k = n
+                    break
+                depth += 1 if t.group() == "/-" else -1
+                k = t.end()
+        out.append(source[done:j])
+        out.append(_NOT_NEWLINE.sub(" ", source[j:k]))
+        done = i = k
+    out.append(source[done:])
     return "".join(out)
 
 
@@ -445,10 +449,10 @@ def parse_imports(source: str) -> list[str]:
     ...               "namespace X\\nimport Nope")
     ['Pop.Check', 'Generated.Shard0001']
     """
-    tokens = re.findall(_NAME_TOKEN, strip_comments(source))
     imports: list[str] = []
     expect_name = False
-    for tok in tokens:
+    for m in re.finditer(_NAME_TOKEN, strip_comments(source)):  # lazily: a header is short
+        tok = m.group()
         if expect_name:
             if tok in {"all", "runtime"}:
                 continue

@@ -29,6 +29,7 @@ import graphlib
 import re
 from pathlib import Path
 
+from harness.atomic import write_atomic
 from harness.bounded import read_text
 from harness.lean.cache import MAX_SOURCE_BYTES
 from harness.lean.parse import parse_imports, strip_comments
@@ -49,9 +50,9 @@ def module_path(project: Path, module: str) -> Path:
     return project.joinpath(*module.split(".")).with_suffix(".lean")
 
 
-def _header_end(source: str) -> int:
-    """Offset just past the header (``module``/``prelude``/``import …``) of ``source``."""
-    stripped = strip_comments(source)
+def _header_end(stripped: str) -> int:
+    """Offset just past the header (``module``/``prelude``/``import …``) of a source with its
+    comments stripped (:func:`~harness.lean.parse.strip_comments` keeps offsets)."""
     pos = 0
     pattern = re.compile(r"\s*(?:(?:public|meta|private)\s+)*import\s+(?:(?:all|runtime)\s+)?\S+")
     while True:
@@ -74,6 +75,7 @@ def flatten(project: Path, roots: list[str]) -> tuple[str, list[str]]:
     from ``project``. Deterministic: ties in the import order are broken by name."""
     project = Path(project)
     sources: dict[str, str] = {}
+    stripped: dict[str, str] = {}  # each source without comments, made once (big modules)
     deps: dict[str, list[str]] = {}
     external: list[str] = []
     todo = list(roots)
@@ -88,11 +90,12 @@ def flatten(project: Path, roots: list[str]) -> tuple[str, list[str]]:
             source = read_text(path, MAX_SOURCE_BYTES, "Lean module")
         except (OSError, ValueError) as exc:
             raise FlattenError(f"module {name}: {exc}") from None
-        if re.match(r"\s*prelude\b", strip_comments(source)):
+        bare = strip_comments(source)
+        if re.match(r"\s*prelude\b", bare):
             raise FlattenError(f"module {name} ({path}): a prelude module cannot be flattened")
-        sources[name] = source
+        sources[name], stripped[name] = source, bare
         deps[name] = []
-        for imp in parse_imports(source):
+        for imp in parse_imports(bare):  # the same imports: stripping twice changes nothing
             if module_path(project, imp).is_file():
                 deps[name].append(imp)
                 todo.append(imp)
@@ -110,7 +113,7 @@ def flatten(project: Path, roots: list[str]) -> tuple[str, list[str]]:
         sorter.done(*ready)
     privates: dict[str, str] = {}
     for name in order:
-        for priv in _PRIVATE_RE.findall(strip_comments(sources[name])):
+        for priv in _PRIVATE_RE.findall(stripped[name]):
             if priv in privates:
                 raise FlattenError(
                     f"private name {priv} is declared in {privates[priv]} and {name}; "
@@ -125,7 +128,15 @@ def flatten(project: Path, roots: list[str]) -> tuple[str, list[str]]:
     parts.extend(f"import {imp}\n" for imp in sorted(external))
     for name in order:
         source = sources[name]
-        body = source[_header_end(source) :].strip("\n")
+        body = source[_header_end(stripped[name]) :].strip("\n")
         rel = module_path(Path("."), name).as_posix()
         parts.append(f"\n-- ===== module {name} ({rel}) =====\nsection\n{body}\nend\n")
     return "".join(parts), order
+
+
+def write_model(project: Path, roots: list[str], path: Path) -> list[str]:
+    """Flatten ``project`` from ``roots`` (:func:`flatten`) into ``path``, written atomically;
+    the modules in the order inlined. A :class:`FlattenError` leaves ``path`` as it was."""
+    text, order = flatten(project, roots)
+    write_atomic(path, text.encode("utf-8"))
+    return order

@@ -32,8 +32,8 @@ import re
 import shutil
 from pathlib import Path
 
-from harness.manifest.fsutil import sha256_file, write_atomic
-from harness.manifest.leanflat import MODEL_FILE, FlattenError, flatten
+from harness.manifest.fsutil import sha256_file
+from harness.manifest.leanflat import MODEL_FILE, FlattenError, write_model
 
 RERENDER_ABOVE = 64 << 20
 """Rendered Lean past this many bytes is left out of a sealed archive (the published draws up
@@ -117,12 +117,11 @@ def _flat_model(base: Path, pin: str) -> list[str]:
         roots = [m["module"] for m in report.get("modules", [])]
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         return [f"{RENDER_REPORT}: not a render report ({exc})"]
+    path = base / model
     try:
-        text, _ = flatten(base / "lean", roots)
+        write_model(base / "lean", roots, path)
     except FlattenError as exc:
         return [f"{model}: {exc}"]
-    path = base / model
-    write_atomic(path, text.encode("utf-8"))
     if sha256_file(path) != pin:
         path.unlink()
         return [f"{model}: the flattened project differs from the pinned SHA-256"]

@@ -46,7 +46,7 @@ from harness.lean.project import project_dir
 from harness.lock import hold
 from harness.manifest.fsutil import scrub_paths, sha256_file, write_atomic
 from harness.manifest.keys import SigningKey
-from harness.manifest.leanflat import MODEL_FILE, TOOLCHAIN_FILE, FlattenError, flatten
+from harness.manifest.leanflat import MODEL_FILE, TOOLCHAIN_FILE, FlattenError, write_model
 from harness.manifest.manifest import environment, git_state, now_utc, write_manifest
 from harness.manifest.published import publisher_keys, record_path
 from harness.verify.publish import (
@@ -391,11 +391,10 @@ class Pipeline:
             f"[{len(self.steps) + 1}] flatten: {MODEL_FILE} from {len(roots)} rendered modules"
         )
         try:
-            text, order = flatten(project, roots)
+            order = write_model(project, roots, self.work / MODEL_FILE)
         except FlattenError as exc:
             self._record("flatten", "failed", 0.0, str(exc))
         pin = (project / "lean-toolchain").read_text(encoding="utf-8").strip()
-        write_atomic(self.work / MODEL_FILE, text.encode("utf-8"))
         write_atomic(self.work / TOOLCHAIN_FILE, (pin + "\n").encode("utf-8"))
         self.facts["flat"] = {
             "order": order,

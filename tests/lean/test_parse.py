@@ -280,6 +280,65 @@ def test_strip_comments_keeps_strings_and_chars() -> None:
     )
 
 
+def stripped_char_by_char(source: str) -> str:
+    """The plain reading of the rule, one character at a time: the reference for the scan."""
+    out, i, n = list(source), 0, len(source)
+    while i < n:
+        if source[i] == "'" and (
+            i == 0 or not (source[i - 1].isalnum() or source[i - 1] in "_'!?")
+        ):
+            if i + 2 < n and source[i + 1] not in "\\'\n" and source[i + 2] == "'":
+                i += 3
+            elif (
+                i + 3 < n
+                and source[i + 1] == "\\"
+                and source[i + 2] != "\n"
+                and source[i + 3] == "'"
+            ):
+                i += 4
+            else:
+                i += 1
+        elif source[i] == '"':
+            i += 1
+            while i < n and source[i] != '"':
+                i += 2 if source[i] == "\\" else 1
+            i += 1
+        elif source.startswith("--", i) or source.startswith("/-", i):
+            line = source[i] == "-"
+            depth, j = 1, i + 2
+            while j < n and depth:
+                if line:
+                    depth = 0 if source[j] == "\n" else 1
+                    j += depth
+                elif source.startswith("/-", j):
+                    depth, j = depth + 1, j + 2
+                elif source.startswith("-/", j):
+                    depth, j = depth - 1, j + 2
+                else:
+                    j += 1
+            for k in range(i, min(j, n)):
+                out[k] = out[k] if out[k] == "\n" else " "
+            i = j
+        else:
+            i += 1
+    return "".join(out)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab_'\"\\-/\n !", max_size=60))
+def test_strip_comments_agrees_with_the_character_by_character_reading(source: str) -> None:
+    assert strip_comments(source) == stripped_char_by_char(source)
+
+
+def test_strip_comments_of_unclosed_comments_and_strings() -> None:
+    assert strip_comments("a /- b /- c -/ d") == "a " + " " * 14
+    assert strip_comments('x "-- no\\"') == 'x "-- no\\"'
+    assert strip_comments("x -- end") == "x       "
+    # After a name a prime is part of it, so '"' there opens a string, not a char literal.
+    assert strip_comments("x'\"' -- c") == "x'\"' -- c"
+    assert strip_comments("(x) '\"' -- c") == "(x) '\"'     "
+
+
 def test_printed_axiom_targets_ignore_comments_and_docstrings() -> None:
     source = (
         "/-- Run `#print axioms fake` to see. -/\n"
