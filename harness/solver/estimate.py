@@ -49,6 +49,7 @@ from harness.rules.ruleset import Ruleset
 from harness.solver.batch import NONE, engine
 from harness.solver.compact.runner import unplay_batch
 from harness.solver.compact.unplay import Unplayer
+from harness.solver.partitioned.keys import firsts, order
 from harness.solver.states import States
 
 SAMPLES = 400  # a slice's samples (the default of estimate --samples)
@@ -152,9 +153,6 @@ class Reacher:
         me, them, mb, tb = States.from_positions([Position.initial(rs)]).mover_view()
         self.root = self.eng.class_keys(me, them, mb, tb)
 
-    def _words(self, keys: np.ndarray) -> tuple:
-        return (keys["lo"], keys["hi"]) if keys.dtype.names else (keys,)
-
     def reached(self, keys: np.ndarray, plies: int) -> np.ndarray:
         """Whether the search brings each class of ``keys`` back to the initial position
         within ``plies`` plies."""
@@ -178,21 +176,14 @@ class Reacher:
             on_board = np.bitwise_count(me[playing] | them[playing]).astype(np.int64)
             # checkers taken from the bins so far (more than on the board where some left)
             used = 2 * self.rs.checkers - mb[playing].astype(np.int64) - tb[playing]
-            # distinct (sample, parent), then each sample's fewest checkers first
-            order = np.lexsort((*self._words(parents), rows))
-            new = np.ones(len(rows), dtype=bool)
-            new[1:] = (rows[order][1:] != rows[order][:-1]) | (
-                parents[order][1:] != parents[order][:-1]
-            )
-            order = order[new]
-            rows, parents, on_board, used = (
-                rows[order],
-                parents[order],
-                on_board[order],
-                used[order],
-            )
-            order = np.lexsort((self.rng.random(len(rows)), on_board, used, rows))
-            rows, parents = rows[order], parents[order]
+            # distinct (sample, parent): parents sorted, then samples (stably), then the
+            # rows where either changes; then each sample's fewest checkers first
+            by = order(parents)
+            by = by[np.argsort(rows[by], kind="stable")]
+            by = by[np.union1d(firsts(rows[by]), firsts(parents[by]))]
+            rows, parents, on_board, used = rows[by], parents[by], on_board[by], used[by]
+            by = np.lexsort((self.rng.random(len(rows)), on_board, used, rows))
+            rows, parents = rows[by], parents[by]
             first = np.searchsorted(rows, rows, side="left")
             keep = np.arange(len(rows)) - first < self.width
             rows, frontier = rows[keep], parents[keep]
