@@ -1,7 +1,7 @@
 """A finished partitioned solve read where it lies (:class:`PartitionedSolution`).
 
 Every partition's sorted keys (its last enumeration step) and its results and plies (the
-final step) are memory-mapped read-only, each file's size and SHA-256 checked once against
+final step) are memory-mapped read-only, each file's size and blake3 hash checked once against
 its step's record when the solution is opened. A position is looked up in the partition that
 owns its class (:func:`~harness.solver.partitioned.files.owner_of`) by binary search, so a
 solution of billions of classes answers the certificate builder's questions without being
