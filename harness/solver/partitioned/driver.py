@@ -165,6 +165,7 @@ class Driver:
                 "filtered": any(s.get("filtered", False) for s in summaries),
                 "out_bytes": sum(int(s.get("out_bytes", 0)) for s in summaries),
                 "column_bytes": sum(int(s.get("column_bytes", 0)) for s in summaries),
+                "linked_bytes": sum(int(s.get("linked_bytes", 0)) for s in summaries),
             }
         )
         return summaries

@@ -202,11 +202,23 @@ class Run:
 
     # --- writing ------------------------------------------------------------------------
 
-    def write(self, phase: str, step: int, part: int, arrays: dict, summary: dict) -> dict:
+    def write(
+        self,
+        phase: str,
+        step: int,
+        part: int,
+        arrays: dict,
+        summary: dict,
+        same_as: dict | None = None,
+    ) -> dict:
         """Write a partition's step: its arrays, then its record, in a temporary folder
         renamed into place. A rerun of the same step (a task run again after its worker
         was lost) finds the first one's folder and keeps it: the step is a pure function of
-        its inputs. Returns the record."""
+        its inputs. Returns the record.
+
+        ``same_as`` names arrays that are unchanged since an earlier step, each with that
+        step's record: such a file is hard-linked from the earlier step's folder (the same
+        bytes and hash, nothing written), or written where the disk cannot link."""
         final = self.folder / part_dir(phase, step, part)
         if (done := self.finished(phase, step, part)) is not None:
             return done
@@ -224,9 +236,13 @@ class Run:
         tmp = final.parent / f".{final.name}.{uuid.uuid4().hex[:8]}"
         tmp.mkdir()
         try:
-            files = {}
+            files, linked = {}, 0
             for name, arr in arrays.items():
                 path = tmp / f"{name}.npy"
+                if same_as and name in same_as and self._link(same_as[name], name, path):
+                    files[name] = list(same_as[name]["files"][name])
+                    linked += files[name][0]
+                    continue
                 with open(path, "wb") as fh:
                     hashed = _Hashed(fh)
                     np.save(hashed, np.ascontiguousarray(arr), allow_pickle=False)
@@ -236,7 +252,9 @@ class Run:
             summary = {
                 **summary,
                 "out_bytes": sum(v[0] for k, v in files.items() if k.startswith("out-")),
-                "column_bytes": sum(v[0] for k, v in files.items() if not k.startswith("out-")),
+                "column_bytes": sum(v[0] for k, v in files.items() if not k.startswith("out-"))
+                - linked,
+                "linked_bytes": linked,
             }
             rec = {
                 "token": self.token,
@@ -261,6 +279,16 @@ class Run:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
         return rec
+
+    def _link(self, rec: dict, name: str, path: Path) -> bool:
+        """Hard-link array ``name`` of an earlier step's record to ``path``; False where the
+        disk cannot (the caller writes it instead)."""
+        source = self.folder / part_dir(rec["phase"], rec["step"], rec["part"]) / f"{name}.npy"
+        try:
+            os.link(source, path)
+        except OSError:
+            return False
+        return True
 
     def drop(self, phase: str, step: int, part: int, names) -> None:
         """Remove columns of a partition's step once its next step is written: only that

@@ -141,7 +141,11 @@ def enumerate_step(run: Run, step: int, part: int) -> dict:
         keys, meta, count = (run.load(rec, name) for name in ("keys", "meta", "count"))
         got_k, got_b = inbox(run, ENUM, step - 1, part)
     received = sum(len(k) for k in got_k)
+    held = len(keys)
     keys, meta, count = _merge_received(keys, meta, count, *distinct(got_k, got_b, keys))
+    # No class new to this partition (most of a long enumeration's last steps): its keys,
+    # the biggest column, are linked from the step before instead of written again.
+    same_as = {"keys": rec} if step > 0 and len(keys) == held else None
     # The frontier: classes reached with a colouring not expanded yet (NEW bits).
     rows = np.flatnonzero(meta & NEW)
     m = meta[rows]
@@ -185,7 +189,7 @@ def enumerate_step(run: Run, step: int, part: int) -> dict:
         digests=digests,
     )
     arrays = {"keys": keys, "meta": meta, "count": count, "out-keys": out_k, "out-pay": out_b}
-    done = run.write(ENUM, step, part, arrays, summary)
+    done = run.write(ENUM, step, part, arrays, summary, same_as)
     if step > 0:
         run.drop(ENUM, step - 1, part, ("keys", "meta", "count"))
     return brief(done["summary"])

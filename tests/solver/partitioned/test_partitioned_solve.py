@@ -4,7 +4,9 @@ another folder; a damaged, foreign or missing file is a one-line error, never a 
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import shutil
 
 import numpy as np
@@ -14,7 +16,7 @@ from harness.cli import main
 from harness.rules import Ruleset
 from harness.solver.budget import BudgetExceeded
 from harness.solver.partitioned import PartitionError, assemble, solve
-from harness.solver.partitioned.files import owner_of
+from harness.solver.partitioned.files import Run, file_hash, owner_of
 from harness.solver.partitioned.steps import ENUM, PLY, enumerate_step
 from tests.conftest import assert_same_classes
 
@@ -415,3 +417,50 @@ def test_a_step_that_would_fill_the_disk_stops_the_solve_saved(
     got = solve(rs, tmp_path / "v", partitions=3, progress=False)
     want = compact_solution(rid)
     assert (got.value, got.plies, got.classes) == (want.value, want.plies, want.classes)
+
+
+def test_unchanged_keys_are_linked_not_written(compact_solution, tmp_path):
+    """An enumeration step that found no class new to a partition links the partition's
+    keys from the step before: the solve writes fewer column bytes, with the same answer."""
+    rs = Ruleset.from_id(KLEIN)
+    got = solve(rs, tmp_path / "w", partitions=8, progress=False)
+    enum = [s for s in got.steps if s["phase"] == ENUM]
+    assert sum(s["linked_bytes"] for s in enum) > 0
+    assert all(s["linked_bytes"] == 0 for s in got.steps if s["phase"] != ENUM)
+    assert_same_classes(assemble(rs, tmp_path / "w"), compact_solution(KLEIN))
+
+
+def make_run(folder) -> Run:
+    folder.mkdir()
+    return Run(folder, "t" * 32, 2, KLEIN)
+
+
+def test_a_column_named_same_as_an_earlier_one_is_a_hard_link(tmp_path):
+    run = make_run(tmp_path / "w")
+    keys = np.arange(1000, dtype=np.uint64)
+    first = run.write(ENUM, 0, 1, {"keys": keys, "meta": keys.astype(np.uint8)}, {})
+    second = run.write(ENUM, 1, 1, {"keys": keys}, {}, same_as={"keys": first})
+    a, b = (tmp_path / "w" / f"enum-000{i}" / "part-001" / "keys.npy" for i in (0, 1))
+    assert a.samefile(b) and b.stat().st_nlink == 2
+    assert second["files"]["keys"] == first["files"]["keys"]
+    assert second["summary"]["linked_bytes"] == a.stat().st_size
+    assert second["summary"]["column_bytes"] == 0
+    run.drop(ENUM, 0, 1, ["keys"])  # the earlier step's name goes; the bytes stay
+    assert np.array_equal(run.load(second, "keys"), keys)
+
+
+def test_where_the_disk_cannot_link_the_column_is_written(tmp_path, monkeypatch):
+    run = make_run(tmp_path / "w")
+    keys = np.arange(1000, dtype=np.uint64)
+    first = run.write(ENUM, 0, 1, {"keys": keys}, {})
+
+    def refuse(src, dst):
+        raise OSError(errno.EXDEV, "no links here")
+
+    monkeypatch.setattr(os, "link", refuse)
+    second = run.write(ENUM, 1, 1, {"keys": keys}, {}, same_as={"keys": first})
+    path = tmp_path / "w" / "enum-0001" / "part-001" / "keys.npy"
+    assert path.stat().st_nlink == 1
+    assert second["files"]["keys"] == [path.stat().st_size, file_hash(path)]
+    assert second["summary"]["linked_bytes"] == 0
+    assert np.array_equal(run.load(second, "keys"), keys)
