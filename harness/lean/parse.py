@@ -449,9 +449,19 @@ def parse_imports(source: str) -> list[str]:
     ...               "namespace X\\nimport Nope")
     ['Pop.Check', 'Generated.Shard0001']
     """
+    return header_imports(strip_comments(source))
+
+
+def header_imports(stripped: str) -> list[str]:
+    """:func:`parse_imports` of a source whose comments are already stripped
+    (:func:`strip_comments`), for callers that keep the stripped text.
+
+    >>> header_imports("import A\n   \nimport all B.C\ndef x := 1")
+    ['A', 'B.C']
+    """
     imports: list[str] = []
     expect_name = False
-    for m in re.finditer(_NAME_TOKEN, strip_comments(source)):  # lazily: a header is short
+    for m in re.finditer(_NAME_TOKEN, stripped):  # lazily: a header is short
         tok = m.group()
         if expect_name:
             if tok in {"all", "runtime"}:

@@ -32,7 +32,7 @@ from pathlib import Path
 from harness.atomic import write_atomic
 from harness.bounded import read_text
 from harness.lean.cache import MAX_SOURCE_BYTES
-from harness.lean.parse import parse_imports, strip_comments
+from harness.lean.parse import header_imports, strip_comments
 
 MODEL_FILE = "formal/Game.lean"
 """Where a verified run and its sealed archive keep the flattened project."""
@@ -95,7 +95,7 @@ def flatten(project: Path, roots: list[str]) -> tuple[str, list[str]]:
             raise FlattenError(f"module {name} ({path}): a prelude module cannot be flattened")
         sources[name], stripped[name] = source, bare
         deps[name] = []
-        for imp in parse_imports(bare):  # the same imports: stripping twice changes nothing
+        for imp in header_imports(bare):
             if module_path(project, imp).is_file():
                 deps[name].append(imp)
                 todo.append(imp)

@@ -60,3 +60,30 @@ def test_private_names_that_would_clash_are_refused(tmp_path):
     )
     with pytest.raises(FlattenError, match="private name helper"):
         flatten(tmp_path, ["B"])
+
+
+def test_each_module_is_stripped_of_comments_once(tmp_path, monkeypatch):
+    # Stripping is the one full scan of a module (hundreds of MB for a big certificate).
+    import harness.lean.parse as parse
+    import harness.manifest.leanflat as leanflat
+
+    write(
+        tmp_path,
+        {
+            "A.lean": "/- a -/ import B\ndef a := 1\n",
+            "B.lean": "-- b\nimport C\ndef b := 2\n",
+            "C.lean": "def c := 3\n",
+        },
+    )
+    calls = []
+    real = parse.strip_comments
+
+    def counting(source):
+        calls.append(source)
+        return real(source)
+
+    monkeypatch.setattr(parse, "strip_comments", counting)
+    monkeypatch.setattr(leanflat, "strip_comments", counting)
+    _, order = flatten(tmp_path, ["A"])
+    assert order == ["C", "B", "A"]
+    assert len(calls) == 3
