@@ -456,7 +456,7 @@ def header_imports(stripped: str) -> list[str]:
     """:func:`parse_imports` of a source whose comments are already stripped
     (:func:`strip_comments`), for callers that keep the stripped text.
 
-    >>> header_imports("import A\n   \nimport all B.C\ndef x := 1")
+    >>> header_imports("import A\\n   \\nimport all B.C\\ndef x := 1")
     ['A', 'B.C']
     """
     imports: list[str] = []
