@@ -173,7 +173,6 @@ class Driver:
     def _run(self, phase: str, step: int, fn, call, todo: list, out: list, bar) -> None:
         """The tasks of the partitions ``todo``: here one after another, or on the session
         (collected as they finish); each summary goes into ``out``."""
-        run = self.run
         if self.session is None:
             for part in todo:
                 out[part] = fn(*call(part))
@@ -185,7 +184,7 @@ class Driver:
 
         queue = TaskQueue(self.session, bar)
         for part in todo:
-            queue.submit(part, fn, *call(part), key=f"{phase}-{step}-{part}-{run.token[:8]}")
+            queue.submit(part, fn, *call(part), key=f"{phase}-{step}-{part}")
         for done in queue:
             if not done.ok:
                 err = done.error
