@@ -21,8 +21,9 @@ import numpy as np
 
 from harness.rules.ruleset import Ruleset
 from harness.solver.batch import engine
+from harness.solver.checksum import class_checksum
 from harness.solver.partitioned.driver import finished_parts, open_finished
-from harness.solver.partitioned.files import owner_of
+from harness.solver.partitioned.files import ENUM, owner_of
 from harness.solver.partitioned.keys import find
 from harness.solver.solution import LOSS, UNKNOWN, WIN, absolute, rate_successors
 from harness.solver.states import States, Successors
@@ -40,11 +41,26 @@ class PartitionedSolution:
         run, state = open_finished(rs, workdir)
         self.partitions = run.partitions
         self.part_keys, self.part_result, self.part_plies = [], [], []
+        self.file_hashes: list[dict[str, str]] = []  # a partition's blake3 hash of each column
+        # What the final step counted, summed: classes, positions, canonical, wins, losses.
+        self.totals = dict.fromkeys(("classes", "positions", "canonical", "wins", "losses"), 0)
+        self.deepest = 0
         root = None
         for keys, columns, final in finished_parts(run, state, ("result", "plies"), run.map):
             self.part_keys.append(keys)
             self.part_result.append(columns["result"])
             self.part_plies.append(columns["plies"])
+            classes = run.record(ENUM, int(state["classes_at"]), final["part"])
+            self.file_hashes.append(
+                {
+                    "keys": classes["files"]["keys"][1],
+                    "result": final["files"]["result"][1],
+                    "plies": final["files"]["plies"][1],
+                }
+            )
+            for name in self.totals:
+                self.totals[name] += int(final["summary"].get(name, 0))
+            self.deepest = max(self.deepest, int(final["summary"].get("deepest", 0)))
             root = final["summary"].get("root") or root
         if root is None:
             raise run.error("final-0000", "no partition holds the initial position")
@@ -64,6 +80,15 @@ class PartitionedSolution:
     def plies(self) -> int | None:
         """Plies to the end with best play from the initial position (None for a draw)."""
         return None if self.root_result == UNKNOWN else self.root_plies
+
+    def checksum(self) -> int:
+        """The solution's :func:`~harness.solver.checksum.class_checksum`: the same as any
+        other solve's of the ruleset, whatever its partitions (reads every column once)."""
+        total = 0
+        columns = zip(self.part_keys, self.part_result, self.part_plies, strict=True)
+        for keys, result, plies in columns:
+            total = (total + class_checksum(keys, result, plies)) % 2**64
+        return total
 
     def lookup(self, states: States) -> tuple[np.ndarray, np.ndarray]:
         """(value, plies) of a batch of positions, as :meth:`Solution.lookup`."""

@@ -82,3 +82,23 @@ def test_a_damaged_column_is_named(solved, tmp_path):
     victim.write_bytes(bytes(data))
     with pytest.raises(PartitionError, match="final-0000/part-001/result.npy: damaged"):
         PartitionedSolution(Ruleset.from_id(REINC), copy)
+
+
+def test_the_checksum_is_the_solution_s_whatever_the_partitions(solved, compact_solution, tmp_path):
+    from harness.solver.checksum import class_checksum
+
+    rs = Ruleset.from_id(REINC)
+    want = compact_solution(REINC)
+    three = PartitionedSolution(rs, solved)
+    solve(rs, tmp_path / "one", partitions=1, progress=False)
+    one = PartitionedSolution(rs, tmp_path / "one")
+    expected = class_checksum(want.keys, want.result, want.ply_table)
+    assert three.checksum() == one.checksum() == expected
+    assert three.totals["classes"] == one.totals["classes"] == want.classes
+    assert three.totals["positions"] == one.totals["positions"] > want.classes
+    # The files differ with the partitions; the checksum does not.
+    assert len(three.file_hashes) == 3 and len(one.file_hashes) == 1
+    # A solution with one class's plies changed has another checksum.
+    plies = np.array(want.ply_table)
+    plies[np.flatnonzero(want.result != 0)[0]] += 1
+    assert class_checksum(want.keys, want.result, plies) != expected
