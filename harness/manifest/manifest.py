@@ -11,9 +11,10 @@ it byte for byte with ``NAME.yaml`` when that file is there. The YAML is parsed 
 the signature holds, and never written back out, so nothing is lost or changed in a
 round trip.
 
-Every manifest has ``format`` (:data:`FORMAT`), ``kind`` (``verify``, ``seal`` or
-``audit``), ``signer`` (the key id), and ``files``: relative path -> SHA-256 of every file
-it vouches for. See ``docs/verification.md`` for the fields of each kind.
+Every manifest has ``format`` (:data:`FORMAT`), ``kind`` (``verify``, ``seal``,
+``audit``, ``results`` or ``solve``), ``signer`` (the key id), and ``files``: relative
+path -> SHA-256 of every file it vouches for. See ``docs/verification.md`` for the fields
+of each kind.
 
 >>> from harness.manifest.keys import SigningKey
 >>> from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -46,7 +47,8 @@ from harness.manifest.keys import SigningKey
 FORMAT = "pop-harness/manifest/1"
 YAML_SUFFIX = ".yaml"
 ENVELOPE_SUFFIX = ".dsse.json"
-KINDS = ("verify", "seal", "audit", "results")  # results: the signed table of `results`
+# results: the signed table of `results`; solve: a strong solve without a certificate
+KINDS = ("verify", "seal", "audit", "results", "solve")
 
 
 class ManifestError(ValueError):

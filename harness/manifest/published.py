@@ -35,6 +35,9 @@ ARCHIVES_DIR = "archives"
 OPEN_DIR = "open"
 
 
+SOLVED_DIR = "solved"  # strong solves published without a certificate (kind: solve)
+
+
 KEYID_FILE_HEX = 16  # manifests/keys/<first 16 hex digits of the key id>.pub
 
 
@@ -72,8 +75,9 @@ CHECKOUT_MANIFESTS = Path(harness.__file__).resolve().parents[1] / "manifests"
 
 def key_folders(record: Path | None = None) -> list[Path]:
     """Where the signer of ``record`` (a manifest or an archive) is looked for, in order:
-    the ``keys/`` of the published folder it lies in (``manifests/X.yaml`` and
-    ``manifests/archives/X.zip`` both give ``manifests/keys``), ``manifests/keys`` of the
+    the ``keys/`` of the published folder it lies in (``manifests/X.yaml``,
+    ``manifests/archives/X.zip``, ``manifests/open/X.yaml`` and ``manifests/solved/X.yaml``
+    all give ``manifests/keys``), ``manifests/keys`` of the
     working folder, and that of the checkout the running package comes from. Each folder
     once; folders that do not exist are left out.
     """
@@ -81,7 +85,7 @@ def key_folders(record: Path | None = None) -> list[Path]:
     if record is not None:
         here = Path(record).absolute().parent
         folders.append(here / KEYS_DIR)
-        if here.name == ARCHIVES_DIR:
+        if here.name in (ARCHIVES_DIR, OPEN_DIR, SOLVED_DIR):
             folders.append(here.parent / KEYS_DIR)
     folders += [Path("manifests", KEYS_DIR).absolute(), CHECKOUT_MANIFESTS / KEYS_DIR]
     unique = dict.fromkeys(f.resolve() for f in folders if f.is_dir())

@@ -31,6 +31,7 @@ from harness.results.matrix import EDGES, MATRICES, cells_of
 from harness.results.published import (
     generated_block,
     read_published,
+    read_solved,
     summary_markdown,
     tables_markdown,
 )
@@ -134,10 +135,10 @@ def table(records: list[dict]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     if args.published:
-        rows = read_published(args.manifests)
-        print(generated_block("summary", summary_markdown(rows)))
+        rows, solved = read_published(args.manifests), read_solved(args.manifests)
+        print(generated_block("summary", summary_markdown(rows, solved)))
         print()
-        print(generated_block("tables", tables_markdown(rows)))
+        print(generated_block("tables", tables_markdown(rows, solved)))
         return EXIT_OK
     try:
         cells = cells_of(args.matrix, args.only)

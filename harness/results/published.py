@@ -90,7 +90,79 @@ def read_published(manifests: Path) -> list[Published]:
     return rows
 
 
-def summary_markdown(rows: list[Published]) -> str:
+@dataclass(frozen=True)
+class Solved:
+    """A strong solve published without a certificate (a ``solve`` record)."""
+
+    ruleset: str
+    value: str
+    plies: int | None
+    classes: int
+    positions: int
+    wall_seconds: float | None
+    signer: str
+
+    @classmethod
+    def from_record(cls, doc: dict, signer: str) -> Solved:
+        result, cost = doc.get("result") or {}, doc.get("cost") or {}
+        return cls(
+            ruleset=str(doc.get("ruleset")),
+            value=str(result.get("value")),
+            plies=result.get("plies"),
+            classes=int(result.get("classes") or 0),
+            positions=int(result.get("positions") or 0),
+            wall_seconds=cost.get("wall_seconds"),
+            signer=signer[:16],
+        )
+
+    @property
+    def value_text(self) -> str:
+        return "draw" if self.value == "draw" else f"{self.value} wins in {self.plies} plies"
+
+
+def read_solved(manifests: Path) -> list[Solved]:
+    """Every ``solved/RULESET.yaml`` of ``manifests`` that verifies under a key in
+    ``manifests/keys/``, in ruleset order (a record that does not is an error, as for
+    :func:`read_published`)."""
+    from harness.manifest.manifest import ManifestError
+    from harness.manifest.published import (
+        SOLVED_DIR,
+        UnlistedSigner,
+        publisher_keys,
+        read_published_record,
+    )
+
+    manifests = Path(manifests)
+    keys = publisher_keys(manifests / "keys")
+    rows = []
+    for path in sorted((manifests / SOLVED_DIR).glob("*.yaml")):
+        try:
+            doc, key = read_published_record(path, keys)
+        except UnlistedSigner:
+            raise HarnessError(f"{path}: signed by no key in {manifests / 'keys'}") from None
+        except (ManifestError, OSError, ValueError) as exc:
+            raise HarnessError(f"{path}: {exc}") from None
+        if doc.get("kind") == "solve":
+            rows.append(Solved.from_record(doc, key.short))
+    return rows
+
+
+def solved_markdown(rows: list[Solved]) -> str:
+    """A row per strong solve published without a certificate."""
+    out = [
+        "| ruleset | value | classes | positions | solve wall time | signed by |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        wall = f"{r.wall_seconds / 3600:.1f} h" if r.wall_seconds else "—"
+        out.append(
+            f"| `{r.ruleset}` | {r.value_text} | {r.classes:,} | {r.positions:,} | {wall} | "
+            f"`{r.signer}` |"
+        )
+    return "\n".join(out)
+
+
+def summary_markdown(rows: list[Published], solved: list[Solved] = ()) -> str:
     """The "What is proven today" paragraphs, counted from ``rows``."""
     values = Counter(r.value for r in rows)
     checked = sum(1 for r in rows if r.python_check == "passed")
@@ -118,6 +190,15 @@ def summary_markdown(rows: list[Published]) -> str:
             "the kernel on a published archive (`python -m harness verify RULESET` redoes the "
             "whole run), and the GitHub Actions workflow in `.github/workflows/lean.yml` does "
             "it on any fork."
+        )
+    if solved:
+        said = ", ".join(f"{r.ruleset.split('-')[1]} {r.ruleset.split('-')[2]} "
+                         f"{r.ruleset.split('-')[3]} ({r.value_text})" for r in solved)
+        lines.append(
+            f"- **{len(solved)} more {'value is' if len(solved) == 1 else 'values are'} "
+            f"strongly solved but not yet certified**: {said}. Each is a signed `solve` "
+            "record in `manifests/solved/`: the solver's answer with the solution's "
+            "checksum, which nothing independent of the solver has checked."
         )
     return "\n".join(lines)
 
@@ -158,13 +239,21 @@ def table_markdown(rows: list[Published]) -> str:
     return "\n".join(out)
 
 
-def tables_markdown(rows: list[Published]) -> str:
-    """The grid, then the table (what ``docs/results.md`` holds between its markers)."""
+def tables_markdown(rows: list[Published], solved: list[Solved] = ()) -> str:
+    """The grid, then the table, then the strong solves without a certificate (what
+    ``docs/results.md`` holds between its markers)."""
     note = (
         "Entries in brackets: certificate entries (a win's strategy, a draw's two sets). "
         "A dash: no published result."
     )
-    return grid_markdown(rows) + "\n\n" + note + "\n\n" + table_markdown(rows)
+    text = grid_markdown(rows) + "\n\n" + note + "\n\n" + table_markdown(rows)
+    if solved:
+        text += (
+            "\n\nStrongly solved, not yet certified (signed `solve` records in "
+            "`manifests/solved/`; the value is the solver's answer):\n\n"
+            + solved_markdown(list(solved))
+        )
+    return text
 
 
 def generated_block(kind: str, text: str) -> str:

@@ -93,6 +93,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_folder_options(
         pb, "out/verify", "where verify left the run", "the published folder to publish into"
     )
+    pb.add_argument(
+        "--solved",
+        type=Path,
+        default=None,
+        metavar="WORKDIR",
+        help="publish instead the finished partitioned strong solve in WORKDIR, which has no "
+        "certificate: a signed record of kind solve in MANIFESTS/solved/ (value, classes, "
+        "cost, solution checksum; every column's hash is checked first)",
+    )
+    pb.add_argument(
+        "--report",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="with --solved: the solve's report (its `solve --json` output; default "
+        "WORKDIR/solved.json)",
+    )
     pb.set_defaults(func=_publish)
 
 
@@ -137,7 +154,15 @@ def _verify(args: argparse.Namespace) -> int:
 def _publish(args: argparse.Namespace) -> int:
     from harness.verify.publish import publish_run
 
+    if args.report is not None and args.solved is None:
+        raise HarnessError("--report needs --solved WORKDIR")
     key = load_private_or_default(args.key)
+    if args.solved is not None:
+        from harness.verify.solved import publish_solved
+
+        for path in publish_solved(args.ruleset, args.solved, args.manifests, key, args.report):
+            print(f"published {path}")
+        return EXIT_OK
     written, removed = publish_run(args.ruleset, args.work / args.ruleset, args.manifests, key)
     for path in written:
         print(f"published {path}")

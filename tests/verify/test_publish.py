@@ -16,7 +16,11 @@ from harness.manifest.seal import build_archive
 
 REPO = Path(__file__).resolve().parents[2]
 MANIFESTS = REPO / "manifests"
-RECORDS = sorted(MANIFESTS.glob("*.yaml")) + sorted((MANIFESTS / "open").glob("*.yaml"))
+RECORDS = [
+    *sorted(MANIFESTS.glob("*.yaml")),
+    *sorted((MANIFESTS / "open").glob("*.yaml")),
+    *sorted((MANIFESTS / "solved").glob("*.yaml")),
+]
 ARCHIVES = sorted((MANIFESTS / "archives").glob("*.zip"))
 
 

@@ -3,16 +3,22 @@ options name (or here), and its report."""
 
 from __future__ import annotations
 
+import json
 import sys
 from contextlib import ExitStack
+from pathlib import Path
 
+from harness.atomic import write_atomic
 from harness.cluster import Session
 from harness.errors import HarnessError
+from harness.manifest.manifest import environment, git_state
 from harness.rules.ruleset import Ruleset
 from harness.solver.batch import engine
+from harness.solver.checksum import checksum_text
 from harness.solver.compact.driver import Ticker
 from harness.solver.partitioned.driver import assemble, solve
-from harness.solver.partitioned.files import PartitionError
+from harness.solver.partitioned.files import REPORT, PartitionError
+from harness.solver.partitioned.reader import PartitionedSolution
 
 PARTITIONS = 8  # the default of --partitions
 
@@ -85,6 +91,14 @@ def solve_partitioned(rs: Ruleset, args, spec) -> dict:
     }
     if spec.requested:
         report["cluster"] = spec.describe()
+    # Comparable with any other solve of the ruleset (reads every column once more).
+    report["checksum"] = checksum_text(PartitionedSolution(rs, args.workdir).checksum())
+    report["resumed_from"] = result.resumed_from
+    report["token"] = result.token
+    report["solver"] = git_state(Path(__file__).resolve().parents[3])
+    report["environment"] = environment()
+    # Kept with the solution: what `publish --solved` signs it with.
+    write_atomic(Path(args.workdir) / REPORT, json.dumps(report, indent=1).encode())
     if sol is not None:
         sol.save(args.out)
         report["out"] = str(args.out)

@@ -35,6 +35,7 @@ from harness.solver.partitioned.files import (
     FINAL,
     FORMAT,
     PLY,
+    REPORT,
     ROUND,
     RUN,
     STATE,
@@ -103,6 +104,8 @@ class PartitionedSolve:
     disk_bytes: int = 0
     per_worker: dict = field(default_factory=dict)
     steps: list = field(default_factory=list)
+    resumed_from: str | None = None  # the saved step this call went on from (None: the start)
+    token: str = ""  # the run's (its work folder's run.json)
 
     @property
     def driver_share(self) -> float:
@@ -256,7 +259,7 @@ def open_run(folder: Path, rs: Ruleset, partitions: int, fresh: bool) -> Run:
 def _clear(folder: Path) -> None:
     kinds = tuple(f"{k}-" for k in (ENUM, PLY, ANS, ROUND, APPLY, FINAL))
     for p in folder.iterdir():
-        if p.name in (RUN, STATE) or p.name.startswith((*kinds, ".")):
+        if p.name in (RUN, STATE, REPORT) or p.name.startswith((*kinds, ".")):
             if p.is_dir() and not p.is_symlink():
                 shutil.rmtree(p)
             else:
@@ -280,6 +283,18 @@ def _load_state(run: Run) -> dict:
             "pass --fresh"
         ) from None
     return state
+
+
+def _saved_step(state: dict) -> str | None:
+    """Where a loaded save stands, in words; None for a folder that holds no step yet.
+
+    >>> _saved_step({"phase": "enum", "step": -1}), _saved_step({"phase": "ply", "step": 4})
+    (None, 'retrograde step 4')
+    """
+    phase, step = state["phase"], int(state["step"])
+    if phase == ENUM:
+        return None if step < 0 else f"enumeration step {step}"
+    return "the final step" if phase == FINAL else f"retrograde step {step}"
 
 
 def _save_state(run: Run, state: dict) -> None:
@@ -322,6 +337,7 @@ def solve(
         )
     run = open_run(Path(workdir), rs, partitions, fresh)
     state = _load_state(run)
+    resumed_from = _saved_step(state)
     drv = Driver(run, session, progress)
     say = tick or (lambda line: None)
 
@@ -426,6 +442,8 @@ def solve(
         disk_bytes=disk,
         per_worker=dict(sorted(drv.per_worker.items())),
         steps=drv.steps,
+        resumed_from=resumed_from,
+        token=run.token,
     )
 
 

@@ -5,6 +5,7 @@ A work folder holds::
 
     run.json                  the ruleset, the partition count and the run's token
     state.json                the last step every partition finished (the driver's save)
+    solved.json               the finished solve's report, with its cost (``solve --json``)
     enum-0007/part-003/       what partition 3 wrote at enumeration step 7
         keys.npy meta.npy count.npy      its columns after the step
         out-keys.npy out-pay.npy         what it found for every owner, grouped by owner
@@ -64,6 +65,7 @@ ENUM, PLY, ANS, ROUND, APPLY, FINAL = "enum", "ply", "ans", "round", "apply", "f
 
 RUN = "run.json"
 STATE = "state.json"
+REPORT = "solved.json"  # the finished solve's report (`solve --json`), written at its end
 DONE = "done.json"
 
 

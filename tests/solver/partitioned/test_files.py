@@ -1,0 +1,31 @@
+"""The partitioned solve's files: columns written as ``.npy`` and hashed as they are written."""
+
+from __future__ import annotations
+
+import io
+
+import blake3
+import numpy as np
+import pytest
+
+from harness.solver.partitioned.files import save_hashed
+
+
+@pytest.mark.parametrize(
+    "arr",
+    [
+        np.arange(1000, dtype=np.uint64),
+        np.arange(24, dtype=np.uint64).reshape(12, 2),  # two-word keys
+        np.asfortranarray(np.arange(24, dtype=np.int8).reshape(4, 6)),
+        np.zeros(0, dtype=np.uint8),
+        np.arange(10, dtype=np.uint16)[::2],  # not contiguous
+    ],
+)
+def test_saved_bytes_are_np_save_bytes_and_the_digest_is_theirs(arr):
+    out, ref = io.BytesIO(), io.BytesIO()
+    digest = save_hashed(out, arr)
+    np.save(ref, np.ascontiguousarray(arr), allow_pickle=False)
+    assert out.getvalue() == ref.getvalue()
+    assert digest == blake3.blake3(ref.getvalue()).hexdigest()
+    back = np.load(io.BytesIO(out.getvalue()))
+    assert back.dtype == arr.dtype and np.array_equal(back, arr)
