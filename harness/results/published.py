@@ -169,7 +169,8 @@ def summary_markdown(rows: list[Published], solved: list[Solved] = ()) -> str:
     kernel = sum(1 for r in rows if r.lean == "passed")
     counts = f"{values['x']} wins for x, {values['o']} for o, {values['draw']} draws"
     lines = [
-        f"**{len(rows)} results are published** in `manifests/` ({counts}), each a signed "
+        f"**{len(rows)} {'result is' if len(rows) == 1 else 'results are'} published** in "
+        f"`manifests/` ({counts}), each a signed "
         "record with a sealed archive.",
         "",
         f"- **The Python checker accepted {checked} of {len(rows)}.** `check` replays every "

@@ -191,7 +191,7 @@ def _build(out: Path, pages, sources: Sources, tables, results: list[Result]) ->
         "solved": [t.meta for t in tables],
         "results": summaries,
         "index_grid": index_grid(summaries),
-        "proven_today": proven_today_html(results),
+        "proven_today": proven_today_html(results, sources.manifests_dir),
         "grids": results_grids(sources.manifests_dir, {r.ruleset for r in results}),
         "sources": {
             "from_dir": str(sources.from_dir) if sources.from_dir else None,

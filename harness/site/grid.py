@@ -67,19 +67,21 @@ def index_grid(summaries: list[dict]) -> list[dict]:
     return sorted(rows, key=lambda row: board_order(row["row"]))
 
 
-def proven_today_html(results) -> str:
+def proven_today_html(results, manifests: Path | None = None) -> str:
     """The "What is proven today" paragraphs (the README's, counted the same way) as HTML,
-    over the published results the site shows (:class:`harness.site.artifacts.Result`)."""
+    over the published results the site shows (:class:`harness.site.artifacts.Result`) and
+    the strong solves published without a certificate in ``manifests/solved/``."""
     from markdown_it import MarkdownIt
 
-    from harness.results.published import Published, summary_markdown
+    from harness.results.published import Published, read_solved, summary_markdown
 
     rows = [
         Published.from_record(r.manifest, str((r.manifest.get("signer") or {}).get("keyid", "")))
         for r in results
         if not r.local and r.status in ("proved", "certified")
     ]
-    return MarkdownIt("commonmark").render(summary_markdown(rows)) if rows else ""
+    solved = read_solved(manifests) if manifests is not None else []
+    return MarkdownIt("commonmark").render(summary_markdown(rows, solved)) if rows else ""
 
 
 def results_grids(manifests: Path | None, published: set[str]) -> list[dict]:

@@ -72,3 +72,38 @@ def test_a_table_signed_by_a_stranger_is_not_shown(tmp_path):
         manifests / "results" / "issue.yaml", {"kind": "results", "cells": CELLS}, stranger
     )
     assert results_grids(manifests, set()) == []
+
+
+def test_the_home_page_summary_counts_strong_solves_without_a_certificate(tmp_path):
+    from types import SimpleNamespace
+
+    from harness.site.grid import proven_today_html
+
+    key = generate(tmp_path / "keys" / "signing-key.pem")
+    manifests = _publish(tmp_path, key)
+    certified = SimpleNamespace(
+        local=False,
+        status="certified",
+        manifest={
+            "kind": "verify",
+            "ruleset": CELLS[0]["ruleset"],
+            "result": {"value": "draw", "plies": None},
+            "certificate": {"entries": 1711, "python_check": {"status": "passed"}},
+            "lean": {"status": "not run"},
+            "verdict": "INCOMPLETE",
+        },
+    )
+    assert "strongly solved" not in proven_today_html([certified], manifests)
+    solved = "pop1-5x5-c7-reincarnation-continue-binempty-king-nozero-nojump"
+    doc = {
+        "kind": "solve",
+        "ruleset": solved,
+        "result": {"value": "draw", "plies": None, "classes": 10, "positions": 99},
+        "cost": {"wall_seconds": 7200.0},
+        "files": {},
+    }
+    write_manifest(manifests / "solved" / f"{solved}.yaml", doc, key)
+    html = proven_today_html([certified], manifests)
+    assert "1 result is published" in html
+    assert "1 more value is strongly solved but not yet certified" in html
+    assert "5x5 c7 reincarnation (draw)" in html
