@@ -14,8 +14,9 @@ A publication is three things, all under ``MANIFESTS``::
     archives/RULESET-<12 hex>.zip            the sealed archive (python -m harness seal)
     keys/<16 hex of the key id>.pub          the publisher's public key (already there)
 
-Publishing a result removes an earlier archive of the same ruleset and the record of an open
-attempt (``open/RULESET.yaml``), which a result supersedes.
+Publishing a result removes an earlier archive of the same ruleset, the record of an open
+attempt (``open/RULESET.yaml``) and that of a strong solve without a certificate
+(``solved/RULESET.yaml``), which a certified result supersedes.
 
 >>> print(Comparison("DIFFERS", Path("manifests/x.yaml"), ["result x in 5 plies, published x in 7"]
 ...                  ).line())
@@ -37,6 +38,7 @@ from harness.manifest.published import (
     ARCHIVES_DIR,
     KEYS_DIR,
     OPEN_DIR,
+    SOLVED_DIR,
     PublisherKey,
     UnlistedSigner,
     key_file_name,
@@ -139,6 +141,8 @@ def publish_run(
         p for p in sorted((manifests / ARCHIVES_DIR).glob(f"{ruleset}-*.zip")) if p != zip_path
     ]
     removed += [p for p in _open_record(manifests, ruleset) if p.exists()]
+    solved = manifests / SOLVED_DIR / f"{ruleset}.yaml"  # a solve record it now certifies
+    removed += [p for p in (solved, solved.with_name(f"{ruleset}.dsse.json")) if p.exists()]
     write_atomic(zip_path, archive, mode=0o644)
     write_atomic(target, data)
     envelope = read_envelope(Path(run) / "manifest.dsse.json")

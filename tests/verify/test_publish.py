@@ -109,7 +109,14 @@ def test_publish_writes_manifest_and_archive_with_a_project_key(verified, tmp_pa
     assert main(args) == 2  # not a project key yet
     assert "is not a project key" in capsys.readouterr().err and not manifests.exists()
     make_project_key(manifests, verified.key)
+    # A solve record of the ruleset (no certificate) is superseded by the certified result.
+    solved = manifests / "solved" / f"{RULESET}.yaml"
+    solved.parent.mkdir()
+    solved.write_text("kind: solve\n")
+    solved.with_name(f"{RULESET}.dsse.json").write_text("{}")
     assert main(args) == 0
+    assert not solved.exists() and not solved.with_name(f"{RULESET}.dsse.json").exists()
+    assert f"removed   {solved}" in capsys.readouterr().out
     data, name, _ = build_archive(verified.manifest, verified.work, verified.key)
     assert (manifests / "archives" / f"{name}.zip").read_bytes() == data
     assert (manifests / f"{RULESET}.yaml").read_bytes() == verified.manifest.read_bytes()
