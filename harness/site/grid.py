@@ -70,7 +70,8 @@ def index_grid(summaries: list[dict]) -> list[dict]:
 def proven_today_html(results, manifests: Path | None = None) -> str:
     """The "What is proven today" paragraphs (the README's, counted the same way) as HTML,
     over the published results the site shows (:class:`harness.site.artifacts.Result`) and
-    the strong solves published without a certificate in ``manifests/solved/``."""
+    the strong solves published without a certificate in ``manifests/solved/``; empty where
+    the site shows no published result."""
     from markdown_it import MarkdownIt
 
     from harness.results.published import Published, read_solved, summary_markdown

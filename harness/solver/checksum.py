@@ -35,14 +35,18 @@ def _mix(x: np.ndarray) -> np.ndarray:
 
 
 def class_checksum(keys: np.ndarray, result: np.ndarray, plies: np.ndarray) -> int:
-    """The checksum of classes given as keys (one word a class, or rows of words), their
-    values (the solver's small signed codes) and plies, in any order."""
+    """The checksum of classes given as keys (one word a class, rows of words, or the
+    two-word ``KEY2`` records), their values (the solver's small signed codes) and plies,
+    in any order."""
     total = np.uint64(0)
     n = len(keys)
     with np.errstate(over="ignore"):
         for lo in range(0, n, CHUNK):
-            k = np.asarray(keys[lo : lo + CHUNK]).astype(np.uint64, copy=False)
-            words = k.reshape(len(k), -1)
+            k = np.asarray(keys[lo : lo + CHUNK])
+            if k.dtype.names:  # two-word keys (KEY2: hi, lo), the partitioned solver's
+                words = np.stack([k[name].astype(np.uint64) for name in k.dtype.names], axis=1)
+            else:
+                words = k.astype(np.uint64, copy=False).reshape(len(k), -1)
             h = _mix(words[:, 0] + _SEED)
             for w in range(1, words.shape[1]):
                 h = _mix(h ^ words[:, w])

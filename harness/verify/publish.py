@@ -28,7 +28,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.bounded import read_regular
+import yaml
+
+from harness.bounded import load_yaml, read_regular, read_text
 from harness.errors import HarnessError
 from harness.manifest import dsse
 from harness.manifest.fsutil import write_atomic
@@ -134,6 +136,8 @@ def publish_run(
         raise HarnessError(f"{local}: {exc}") from None
     if doc.get("kind") != "verify" or doc.get("ruleset") != ruleset:
         raise HarnessError(f"{local}: not a verify manifest of {ruleset}")
+    solved = manifests / SOLVED_DIR / f"{ruleset}.yaml"  # a solve record it now certifies
+    _same_value_as_solved(doc, solved)
     archive, name, _ = build_archive(local, Path(run), key)
     target = record_path(manifests, ruleset)
     zip_path = manifests / ARCHIVES_DIR / f"{name}.zip"
@@ -141,7 +145,6 @@ def publish_run(
         p for p in sorted((manifests / ARCHIVES_DIR).glob(f"{ruleset}-*.zip")) if p != zip_path
     ]
     removed += [p for p in _open_record(manifests, ruleset) if p.exists()]
-    solved = manifests / SOLVED_DIR / f"{ruleset}.yaml"  # a solve record it now certifies
     removed += [p for p in (solved, solved.with_name(f"{ruleset}.dsse.json")) if p.exists()]
     write_atomic(zip_path, archive, mode=0o644)
     write_atomic(target, data)
@@ -150,6 +153,25 @@ def publish_run(
     for stale in removed:
         stale.unlink()
     return [target, target.with_name(f"{ruleset}.dsse.json"), zip_path], removed
+
+
+def _same_value_as_solved(doc: dict, solved: Path) -> None:
+    """Refuse a certified result whose value differs from the ruleset's published solve
+    record: one of the two solvers is wrong, and that is for a person to find out."""
+    if not solved.exists():
+        return
+    try:
+        theirs = load_yaml(read_text(solved, dsse.MAX_ENVELOPE_BYTES, "solve record"))
+        said = (theirs.get("result") or {}) if isinstance(theirs, dict) else {}
+    except (OSError, ValueError, yaml.YAMLError):
+        said = {}
+    ours = doc.get("result") or {}
+    if (said.get("value"), said.get("plies")) != (ours.get("value"), ours.get("plies")):
+        raise HarnessError(
+            f"{solved}: says {said.get('value')} in {said.get('plies')} plies, the certified "
+            f"run {ours.get('value')} in {ours.get('plies')}: find which solver is wrong "
+            "before publishing either"
+        )
 
 
 def publish_open(ruleset: str, partial: Path, manifests: Path, key: SigningKey) -> Path | None:

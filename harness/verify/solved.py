@@ -22,7 +22,7 @@ from pathlib import Path
 from harness.bounded import MAX_DOCUMENT, loads_json, read_text
 from harness.errors import HarnessError
 from harness.manifest.keys import SigningKey
-from harness.manifest.manifest import envelope_path, environment, now_utc, write_manifest
+from harness.manifest.manifest import envelope_path, now_utc, write_manifest
 from harness.manifest.published import SOLVED_DIR, record_path
 from harness.rules.ruleset import Ruleset
 from harness.solver.checksum import checksum_text
@@ -36,6 +36,7 @@ TRUST = (
     "independent of the solver has checked it. Solve again (the command in 'reproduce') and "
     "compare the checksum; a certified result, when published, replaces this record."
 )
+NOT_STATED = "not stated in the solve's report"
 CHECKSUM_OF = (
     "the sum modulo 2**64 of every class's SplitMix64 mix of its key, value and plies "
     "(harness.solver.checksum): the same for every solve of the ruleset, whatever its "
@@ -81,8 +82,10 @@ def solve_record(rs: Ruleset, workdir: Path, report: dict, where: str = "report"
         )
     if report.get("token") not in (None, _token(workdir)):
         raise HarnessError(f"{where}: the report of another run than the one in {workdir}")
+    checksum = checksum_text(sol.checksum())
+    said = dict(found, checksum=checksum) if "checksum" in report else found
     differ = [
-        f"{k} {report.get(k)!r} (folder: {v!r})" for k, v in found.items() if report.get(k) != v
+        f"{k} {report.get(k)!r} (folder: {v!r})" for k, v in said.items() if report.get(k) != v
     ]
     if differ:
         raise HarnessError(f"{where}: disagrees with the work folder: {', '.join(differ)}")
@@ -103,7 +106,7 @@ def solve_record(rs: Ruleset, workdir: Path, report: dict, where: str = "report"
         "solution": {
             "method": "partitioned",
             "partitions": sol.partitions,
-            "checksum": checksum_text(sol.checksum()),
+            "checksum": checksum,
             "checksum_of": CHECKSUM_OF,
             "columns": columns,
         },
@@ -118,10 +121,10 @@ def solve_record(rs: Ruleset, workdir: Path, report: dict, where: str = "report"
             "enumeration_steps": report.get("enumeration_steps"),
             "plies_steps": report.get("plies_steps"),
             # The cost is that of the run the report is of, from the start or a saved step.
-            "resumed_from": report.get("resumed_from", "not stated in the solve's report"),
+            "resumed_from": report.get("resumed_from", NOT_STATED),
         },
-        "solver": report.get("solver") or {"describe": "not stated in the solve's report"},
-        "environment": report.get("environment") or environment(),
+        "solver": report.get("solver") or NOT_STATED,
+        "environment": report.get("environment") or NOT_STATED,
         "reproduce": (
             f"python -m harness solve {rs.id} --method partitioned --partitions "
             f"{sol.partitions} --workdir DIR --workers N --json"
@@ -170,20 +173,3 @@ def publish_solved(
     target.parent.mkdir(parents=True, exist_ok=True)
     write_manifest(target, doc, key)
     return [target, envelope_path(target)]
-
-
-def solve_summary(doc: dict) -> str:
-    """One line for a solve record: value, classes, positions.
-
-    >>> solve_summary({"ruleset": "r", "result": {"value": "draw", "plies": None,
-    ...                "classes": 12, "positions": 150}})
-    'r: draw, 12 classes, 150 positions (strongly solved, no certificate)'
-    """
-    result = doc.get("result") or {}
-    value = result.get("value")
-    said = "draw" if value == "draw" else f"{value} wins in {result.get('plies')} plies"
-    return (
-        f"{doc.get('ruleset')}: {said}, {result.get('classes'):,} classes, "
-        f"{result.get('positions'):,} positions (strongly solved, no certificate)"
-    )
-

@@ -110,9 +110,17 @@ def test_publish_writes_manifest_and_archive_with_a_project_key(verified, tmp_pa
     assert "is not a project key" in capsys.readouterr().err and not manifests.exists()
     make_project_key(manifests, verified.key)
     # A solve record of the ruleset (no certificate) is superseded by the certified result.
+    import yaml
+
+    result = yaml.safe_load(verified.manifest.read_text())["result"]
     solved = manifests / "solved" / f"{RULESET}.yaml"
     solved.parent.mkdir()
-    solved.write_text("kind: solve\n")
+    other = {"value": "draw" if result["value"] != "draw" else "x", "plies": 3}
+    solved.write_text(yaml.safe_dump({"kind": "solve", "result": other}))
+    assert main(args) == 2  # the two solvers disagree: nothing is published
+    assert "find which solver is wrong" in capsys.readouterr().err
+    assert not (manifests / f"{RULESET}.yaml").exists()
+    solved.write_text(yaml.safe_dump({"kind": "solve", "result": result}))
     solved.with_name(f"{RULESET}.dsse.json").write_text("{}")
     assert main(args) == 0
     assert not solved.exists() and not solved.with_name(f"{RULESET}.dsse.json").exists()

@@ -95,6 +95,7 @@ def test_a_report_that_disagrees_with_the_folder_is_refused(solved_folder, key, 
         ({"ruleset": "pop1-4x4-c5-reincarnation-continue-binempty-king-nozero-nojump"},
          "not of a partitioned solve of"),
         ({"token": "0" * 32}, "another run"),
+        ({"checksum": "0" * 16}, "disagrees with the work folder: checksum"),
     ):
         bad = tmp_path / "bad.json"
         bad.write_text(json.dumps({**report, **change}))
@@ -137,3 +138,13 @@ def test_an_unfinished_folder_is_refused(key, tmp_path, capsys):
         solve(Ruleset.from_id(REINC), tmp_path / "w", partitions=2, max_seconds=0.0)
     assert publish(REINC, tmp_path / "w", manifests, key) == 2
     assert "has not finished" in capsys.readouterr().err
+
+
+def test_solving_a_finished_folder_again_keeps_the_report_of_the_solve(solved_folder, capsys):
+    work, report = solved_folder
+    before = (work / "solved.json").read_bytes()
+    assert main(["solve", REINC, "--method", "partitioned", "--partitions", "3", "--workdir",
+                 str(work), "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["resumed_from"] == "the final step" and again["checksum"] == report["checksum"]
+    assert (work / "solved.json").read_bytes() == before

@@ -9,6 +9,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from harness.atomic import write_atomic
+from harness.bounded import MAX_DOCUMENT, loads_json, read_text
 from harness.cluster import Session
 from harness.errors import HarnessError
 from harness.manifest.manifest import environment, git_state
@@ -97,9 +98,21 @@ def solve_partitioned(rs: Ruleset, args, spec) -> dict:
     report["token"] = result.token
     report["solver"] = git_state(Path(__file__).resolve().parents[3])
     report["environment"] = environment()
-    # Kept with the solution: what `publish --solved` signs it with.
-    write_atomic(Path(args.workdir) / REPORT, json.dumps(report, indent=1).encode())
+    # Kept with the solution: what `publish --solved` signs it with. A run that only
+    # repeated the final step of a finished solve keeps the report of the run that solved it.
+    kept = Path(args.workdir) / REPORT
+    if not (result.resumed_from == "the final step" and _report_of(kept, result.token)):
+        write_atomic(kept, json.dumps(report, indent=1).encode())
     if sol is not None:
         sol.save(args.out)
         report["out"] = str(args.out)
     return report
+
+
+def _report_of(path: Path, token: str) -> bool:
+    """Whether ``path`` holds a report of the run ``token``."""
+    try:
+        doc = loads_json(read_text(path, MAX_DOCUMENT, "solve report"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(doc, dict) and doc.get("token") == token

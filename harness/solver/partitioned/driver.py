@@ -294,7 +294,9 @@ def _saved_step(state: dict) -> str | None:
     phase, step = state["phase"], int(state["step"])
     if phase == ENUM:
         return None if step < 0 else f"enumeration step {step}"
-    return "the final step" if phase == FINAL else f"retrograde step {step}"
+    if phase == FINAL:
+        return "the final step"
+    return "the end of the enumeration" if step < 0 else f"retrograde step {step}"
 
 
 def _save_state(run: Run, state: dict) -> None:

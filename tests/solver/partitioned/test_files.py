@@ -29,3 +29,22 @@ def test_saved_bytes_are_np_save_bytes_and_the_digest_is_theirs(arr):
     assert digest == blake3.blake3(ref.getvalue()).hexdigest()
     back = np.load(io.BytesIO(out.getvalue()))
     assert back.dtype == arr.dtype and np.array_equal(back, arr)
+
+
+def test_the_checksum_reads_two_word_keys():
+    from harness.solver.checksum import class_checksum
+    from harness.solver.states import KEY2
+
+    rng = np.random.default_rng(7)
+    words = rng.integers(0, 2**63, size=(50, 2), dtype=np.uint64)
+    keys = np.empty(50, dtype=KEY2)
+    keys["hi"], keys["lo"] = words[:, 0], words[:, 1]
+    result = rng.integers(-1, 2, 50).astype(np.int8)
+    plies = rng.integers(0, 30, 50).astype(np.uint16)
+    got = class_checksum(keys, result, plies)
+    assert got == class_checksum(words, result, plies)
+    order = rng.permutation(50)
+    assert got == class_checksum(keys[order], result[order], plies[order])
+    swapped = keys.copy()
+    swapped["hi"], swapped["lo"] = keys["lo"], keys["hi"]
+    assert class_checksum(swapped, result, plies) != got

@@ -355,6 +355,13 @@ def test_keys_of_two_words(rid, compact_solution, tmp_path, monkeypatch):
     assert np.array_equal(sol.ply_table.astype(np.int64), want.ply_table.astype(np.int64))
     assert np.array_equal(sol.sides, want.sides) and np.array_equal(sol.orbit, want.orbit)
     assert (got.value, got.positions) == totals
+    # The checksum reads the two-word records (of other keys, so another checksum).
+    from harness.solver.checksum import class_checksum
+    from harness.solver.partitioned.reader import PartitionedSolution
+
+    assert PartitionedSolution(rs, tmp_path).checksum() == class_checksum(
+        sol.keys, sol.result, sol.ply_table
+    )
 
 
 def test_plies_of_every_partition_are_kept_apart(tmp_path):
