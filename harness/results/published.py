@@ -59,7 +59,7 @@ class Published:
 
     @property
     def value_text(self) -> str:
-        return "draw" if self.value == "draw" else f"{self.value} wins in {self.plies} plies"
+        return value_words(self.value, self.plies)
 
     @property
     def cell(self) -> str:
@@ -68,26 +68,44 @@ class Published:
         return short + entries
 
 
+def value_words(value: str, plies: int | None) -> str:
+    """A result in words.
+
+    >>> value_words("draw", None), value_words("o", 14)
+    ('draw', 'o wins in 14 plies')
+    """
+    return "draw" if value == "draw" else f"{value} wins in {plies} plies"
+
+
 def read_published(manifests: Path) -> list[Published]:
     """Every ``RULESET.yaml`` of ``manifests`` whose envelope verifies under a key in
     ``manifests/keys/``, in ruleset order. A record that does not verify is an error: a
     summary must not count it, and must not leave it out silently either."""
+    return [
+        Published.from_record(doc, short)
+        for doc, short in signed_records(manifests, Path(manifests), "verify")
+    ]
+
+
+def signed_records(manifests: Path, folder: Path, kind: str) -> list[tuple[dict, str]]:
+    """(record, signer's short key id) of every ``*.yaml`` of kind ``kind`` in ``folder``
+    that verifies under a key in ``manifests/keys/``, in name order; a record that does not
+    verify is a one-line error."""
     from harness.manifest.manifest import ManifestError
     from harness.manifest.published import UnlistedSigner, publisher_keys, read_published_record
 
-    manifests = Path(manifests)
-    keys = publisher_keys(manifests / "keys")
-    rows = []
-    for path in sorted(manifests.glob("*.yaml")):
+    keys = publisher_keys(Path(manifests) / "keys")
+    found = []
+    for path in sorted(Path(folder).glob("*.yaml")):
         try:
             doc, key = read_published_record(path, keys)
         except UnlistedSigner:
-            raise HarnessError(f"{path}: signed by no key in {manifests / 'keys'}") from None
+            raise HarnessError(f"{path}: signed by no key in {Path(manifests) / 'keys'}") from None
         except (ManifestError, OSError, ValueError) as exc:
             raise HarnessError(f"{path}: {exc}") from None
-        if doc.get("kind") == "verify":
-            rows.append(Published.from_record(doc, key.short))
-    return rows
+        if doc.get("kind") == kind:
+            found.append((doc, key.short))
+    return found
 
 
 @dataclass(frozen=True)
@@ -117,34 +135,19 @@ class Solved:
 
     @property
     def value_text(self) -> str:
-        return "draw" if self.value == "draw" else f"{self.value} wins in {self.plies} plies"
+        return value_words(self.value, self.plies)
 
 
 def read_solved(manifests: Path) -> list[Solved]:
     """Every ``solved/RULESET.yaml`` of ``manifests`` that verifies under a key in
     ``manifests/keys/``, in ruleset order (a record that does not is an error, as for
     :func:`read_published`)."""
-    from harness.manifest.manifest import ManifestError
-    from harness.manifest.published import (
-        SOLVED_DIR,
-        UnlistedSigner,
-        publisher_keys,
-        read_published_record,
-    )
+    from harness.manifest.published import SOLVED_DIR
 
-    manifests = Path(manifests)
-    keys = publisher_keys(manifests / "keys")
-    rows = []
-    for path in sorted((manifests / SOLVED_DIR).glob("*.yaml")):
-        try:
-            doc, key = read_published_record(path, keys)
-        except UnlistedSigner:
-            raise HarnessError(f"{path}: signed by no key in {manifests / 'keys'}") from None
-        except (ManifestError, OSError, ValueError) as exc:
-            raise HarnessError(f"{path}: {exc}") from None
-        if doc.get("kind") == "solve":
-            rows.append(Solved.from_record(doc, key.short))
-    return rows
+    return [
+        Solved.from_record(doc, short)
+        for doc, short in signed_records(manifests, Path(manifests) / SOLVED_DIR, "solve")
+    ]
 
 
 def solved_markdown(rows: list[Solved]) -> str:
