@@ -89,6 +89,23 @@ class ClusterSpec:
         """Whether any cluster option was given (else the command runs as it always has)."""
         return any(v is not None for v in (self.workers, self.scheduler, self.config, self.shared))
 
+    def arguments(self) -> list[str]:
+        """The command-line options that give this spec to another harness command.
+
+        >>> ClusterSpec(workers=2, shared=Path("s")).arguments()
+        ['--workers', '2', '--shared', 's']
+        >>> ClusterSpec().arguments()
+        []
+        """
+        where: list[str] = []
+        if self.workers is not None:
+            where = ["--workers", str(self.workers)]
+        elif self.scheduler is not None:
+            where = ["--scheduler", self.scheduler]
+        elif self.config is not None:
+            where = ["--cluster-config", str(self.config)]
+        return where + ([] if self.shared is None else ["--shared", str(self.shared)])
+
     def describe(self) -> str:
         if self.scheduler is not None:
             return f"the Dask scheduler at {self.scheduler}"

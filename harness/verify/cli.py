@@ -11,6 +11,7 @@ import argparse
 from pathlib import Path
 
 from harness.cli import add_folder_options, positive, ruleset_id
+from harness.cluster.options import add_cluster_arguments, cluster_spec
 from harness.errors import EXIT_OK, HarnessError
 from harness.lean.cli import add_limit_arguments
 from harness.manifest.keys import (
@@ -67,7 +68,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="S",
         help="seconds each of solve and certify may spend (default: no limit)",
     )
+    p.add_argument(
+        "--certificate",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="check this certificate (a `certify` run's --out folder, made by hand or on a "
+        "cluster) instead of running certify: it must be for RULESET and establish solve's "
+        "value, and the check and Lean stages trust nothing else of it",
+    )
     add_limit_arguments(p, passed_on=True)
+    add_cluster_arguments(p)
     p.set_defaults(func=_verify)
 
     # -- publish ------------------------------------------------------------------------
@@ -136,6 +147,8 @@ def _verify(args: argparse.Namespace) -> int:
         lean=LeanOptions(args.memory, args.timeout, args.jobs),
         budget=args.budget,
         publish=args.publish,
+        cluster=cluster_spec(args),
+        certificate=args.certificate,
     )
     report = pipe.run()
     # Each step's detail was said as it ran (stderr); the table gives status and time only.

@@ -33,6 +33,7 @@ import json
 import re
 import shutil
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,7 @@ import yaml
 
 from harness.atomic import name_error, probe_writable, remove_made, replace_dir
 from harness.bounded import read_yaml
+from harness.cluster.options import ClusterSpec
 from harness.errors import EXIT_BUDGET, EXIT_FAILED, EXIT_NO_LEAN, EXIT_OK, EXIT_OPEN, HarnessError
 from harness.lean.project import project_dir
 from harness.lock import hold
@@ -167,11 +169,15 @@ class Pipeline:
         lean: LeanOptions | None = None,
         budget: float | None = None,
         publish: bool = False,
+        cluster: ClusterSpec | None = None,
+        certificate: Path | None = None,
         say: Callable[[str], None] | None = None,
     ) -> None:
         self.ruleset = ruleset
         self.publish = publish
         self.budget = budget
+        self.cluster = cluster or ClusterSpec()
+        self.given = None if certificate is None else Path(certificate).absolute()
         self.key = key
         self.runner = runner or HarnessRunner()
         # Absolute: the stages run in the repository, whatever folder verify was started in.
@@ -245,7 +251,9 @@ class Pipeline:
 
     def _solve(self) -> None:
         solution = self._solution_file()
-        keep = [] if solution is None else ["--out", str(solution)]
+        # The cluster options go to a strong solve only: a proof search split into tasks
+        # shares no table between them and does more work than one process.
+        keep = [] if solution is None else ["--out", str(solution), *self.cluster.arguments()]
         done = self._cmd(
             "solve", ["solve", self.ruleset, "--json", *keep, *self._budget_args("--time-limit")]
         )
@@ -265,24 +273,32 @@ class Pipeline:
 
     def _deeper_win_args(self) -> list[str]:
         """A win the solve found beyond certify's default bound: look that deep, for that
-        player only (5x5 c8 ringout: o in 18). Shallower wins keep certify's defaults, so
-        every certificate made before stays the same."""
+        player only, and keep the search's own actions (``--no-optimize``: choosing smaller
+        ones searches again below every rank, untried at that depth). Shallower wins keep
+        certify's defaults, so every certificate made before stays the same."""
         from harness.cert.builder import MAX_PLIES
 
         info = self.facts["solve"]
         plies = info.get("plies")
         if info.get("value") in ("x", "o") and isinstance(plies, int) and plies > MAX_PLIES:
-            return ["--max-plies", str(plies), "--winner", info["value"]]
+            return ["--max-plies", str(plies), "--winner", info["value"], "--no-optimize"]
         return []
 
-    def _certify(self) -> None:
-        out = self.work / "certificate"
-        args = ["certify", self.ruleset, "--out", str(out), "--json"]
+    def certify_args(self) -> list[str]:
+        """The ``certify`` command this run makes its certificate with (after the solve):
+        the one to run by hand, e.g. on a cluster, for ``verify --certificate``."""
+        args = ["certify", self.ruleset, "--out", str(self.work / "certificate"), "--json"]
         solution = self._solution_file()
         if solution is not None and solution.is_file():
             args += ["--solution", str(solution)]
-        args += self._deeper_win_args()
-        done = self._cmd("certify", args + self._budget_args("--time-limit"))
+        return args + self._deeper_win_args() + self.cluster.arguments()
+
+    def _certify(self) -> None:
+        out = self.work / "certificate"
+        if self.given is not None:
+            done = self._copy_given(out)
+        else:
+            done = self._cmd("certify", self.certify_args() + self._budget_args("--time-limit"))
         if done.returncode == EXIT_BUDGET:
             self._record("certify", "budget", done.seconds, done.last_error_line())
         if done.returncode != 0:
@@ -304,16 +320,40 @@ class Pipeline:
                 done.seconds,
                 f"the certificate establishes {certified}, solve says {solved}",
             )
+        given = "" if self.given is None else f"given (--certificate {self.given.name}): "
         self._record(
             "certify",
             "passed",
             done.seconds,
-            f"{certified}: {index.get('entries')} entries in {len(certificate_shards(index))} "
-            f"shards; hash {str(index.get('hash'))[:16]}…",
+            f"{given}{certified}: {index.get('entries')} entries in "
+            f"{len(certificate_shards(index))} shards; hash {str(index.get('hash'))[:16]}…",
         )
+
+    def _copy_given(self, out: Path) -> Completed:
+        """``--certificate DIR`` in place of running certify: DIR's plain files copied into
+        the run. What made them is not trusted; the check and Lean stages check them as they
+        check a certificate this run made. A link in DIR fails the step (nothing followed)."""
+        start = time.monotonic()
+        shown = ["--certificate", str(self.given)]
+        self.say(f"[{len(self.steps) + 1}] certify: given, {' '.join(shown)}")
+        links = [p for p in [self.given, *self.given.rglob("*")] if p.is_symlink()]
+        if links:
+            return Completed(
+                shown,
+                EXIT_FAILED,
+                "",
+                f"error: {links[0]}: a link; a certificate is plain "
+                "files, and verify follows no link\n",
+                time.monotonic() - start,
+            )
+        shutil.copytree(self.given, out)
+        return Completed(shown, EXIT_OK, '{"given": true}', "", time.monotonic() - start)
 
     def _check(self) -> None:
         args = ["check", str(self.work / "certificate"), "--ruleset", self.ruleset, "--json"]
+        if self.facts["index"].get("format") == 2:
+            # The checker runs a non-win certificate's shards as tasks; a win's in one walk.
+            args += self.cluster.arguments()
         done = self._cmd("check", args)
         info = _json_out(done)
         self.facts["check"] = {
@@ -579,6 +619,15 @@ class Pipeline:
         verify of the same ruleset stops at once, naming this run's pid, instead of deleting
         its files (the lock of a killed run is taken over)."""
         check_stages(self.runner)
+        if self.given is not None and not (self.given / "index.yaml").is_file():
+            raise HarnessError(
+                f"--certificate {self.given}: no certificate there (no index.yaml); nothing was run"
+            )
+        if self.given is not None and self.given.is_relative_to(self.work):
+            raise HarnessError(
+                f"--certificate {self.given}: inside the run's own folder, which the run "
+                "starts by removing; copy it elsewhere first. Nothing was run"
+            )
         if self.publish:
             require_project_key(self.key, self.manifests)
             probe_writable(self.manifests)  # not after the work: a read-only folder fails now

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from harness.cluster.options import ClusterSpec
+from harness.errors import HarnessError
 from harness.manifest.fsutil import sha256_file
 from harness.manifest.manifest import read_signed
 from harness.verify.pipeline import Pipeline, StageMissingError
@@ -348,8 +350,107 @@ def test_a_win_deeper_than_certifys_default_is_looked_for_that_deep(tmp_path, ke
     certify = next(c for c in deep.calls if c[0] == "certify")
     assert certify[certify.index("--max-plies") + 1] == "18"
     assert certify[certify.index("--winner") + 1] == "x"
+    assert "--no-optimize" in certify
     # A shallower win keeps certify's defaults (so published certificates stay the same).
     shallow = StandIn(plies=7)
     _run(tmp_path / "shallow", key, shallow)
     certify = next(c for c in shallow.calls if c[0] == "certify")
     assert "--max-plies" not in certify and "--winner" not in certify
+
+
+def _given_certificate(root, winner="x", ruleset=RULESET):
+    """A certificate made by the stand-in's certify, as a user's own certify run leaves it."""
+    out = root / "made-by-hand"
+    StandIn(winner=winner)._certify(["certify", ruleset, "--out", str(out), "--json"])
+    return out
+
+
+def _pipe(root, key, runner, **kw):
+    return Pipeline(
+        RULESET,
+        key,
+        runner=runner,
+        work_root=root / "out" / "verify",
+        manifests=root / "manifests",
+        lean_project=_project(root),
+        say=lambda line: None,
+        **kw,
+    )
+
+
+def test_a_given_certificate_is_checked_instead_of_certify_running(tmp_path, key):
+    given = _given_certificate(tmp_path)
+    runner = StandIn()
+    report = _pipe(tmp_path, key, runner, certificate=given).run()
+    assert report.verdict == "INCOMPLETE"
+    assert [c[0] for c in runner.calls] == ["solve", "check", "corpus", "render", "lean"]
+    certify = next(s for s in report.steps if s.name == "certify")
+    assert certify.status == "passed" and certify.detail.startswith("given (--certificate")
+    doc, _ = read_signed(report.manifest, key.public)
+    index = (given / "index.yaml").read_text()
+    assert f"hash: {doc['certificate']['hash']}" in index
+    # The run holds its own copy: the given folder can go, the run stays whole.
+    assert (report.work / "certificate" / "index.yaml").read_text() == index
+
+
+@pytest.mark.parametrize(
+    "winner, ruleset, says",
+    [
+        ("o", RULESET, "the certificate establishes o, solve says x"),
+        ("x", RULESET.replace("torus", "klein"), "index.yaml is not for this ruleset"),
+    ],
+)
+def test_a_given_certificate_of_another_value_or_ruleset_fails(
+    tmp_path, key, winner, ruleset, says
+):
+    given = _given_certificate(tmp_path, winner=winner, ruleset=ruleset)
+    runner = StandIn()
+    report = _pipe(tmp_path, key, runner, certificate=given).run()
+    assert (report.verdict, report.exit_code) == ("FAIL", 1)
+    assert report.steps[-1].name == "certify" and says in report.steps[-1].detail
+    assert [c[0] for c in runner.calls] == ["solve"]
+
+
+def test_a_link_in_a_given_certificate_fails_and_is_not_followed(tmp_path, key):
+    given = _given_certificate(tmp_path)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not a certificate's\n")
+    (given / "notes.txt").symlink_to(secret)
+    report = _pipe(tmp_path, key, StandIn(), certificate=given).run()
+    assert report.verdict == "FAIL"
+    assert "notes.txt: a link" in report.steps[-1].detail
+    assert not any(p.read_bytes() == secret.read_bytes() for p in report.work.rglob("*.txt"))
+
+
+def test_a_given_folder_without_a_certificate_is_refused_before_anything_runs(tmp_path, key):
+    runner = StandIn()
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(HarnessError, match=r"--certificate .*empty: no certificate there"):
+        _pipe(tmp_path, key, runner, certificate=tmp_path / "empty").run()
+    inside = tmp_path / "out" / "verify" / f"{RULESET}.partial" / "certificate"
+    inside.mkdir(parents=True)
+    (inside / "index.yaml").write_text("format: 1\n")
+    with pytest.raises(HarnessError, match="inside the run's own folder"):
+        _pipe(tmp_path, key, runner, certificate=inside).run()
+    assert runner.calls == [] and (inside / "index.yaml").is_file()
+
+
+def test_cluster_options_go_to_the_stages_that_run_tasks(tmp_path, key):
+    runner = StandIn()
+    _pipe(tmp_path, key, runner, cluster=ClusterSpec(workers=2)).run()
+    calls = {c[0]: c for c in runner.calls}
+    # certify builds on the workers; the strong solve of 4x4 c8 torus runs there too.
+    for stage in ("solve", "certify"):
+        assert calls[stage][calls[stage].index("--workers") + 1] == "2"
+    # A win certificate (format 1) is checked in one walk: check takes no cluster option.
+    assert "--workers" not in calls["check"]
+    assert all("--workers" not in c for c in runner.calls if c[0] in ("corpus", "render", "lean"))
+
+
+def test_cli_verify_with_no_certificate_at_the_given_folder_is_one_line(tmp_path, capsys):
+    code = main(
+        ["verify", "--certificate", str(tmp_path / "nowhere"), "--work", str(tmp_path / "w")]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "nowhere: no certificate there" in err and not (tmp_path / "w").exists()
