@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.bounded import MAX_DOCUMENT, loads_json, read_text
 from harness.errors import HarnessError
 from harness.manifest.keys import SigningKey
 from harness.manifest.manifest import envelope_path, now_utc, write_manifest
@@ -27,7 +26,7 @@ from harness.manifest.published import SOLVED_DIR, record_path
 from harness.rules.ruleset import Ruleset
 from harness.solver.checksum import checksum_text
 from harness.solver.partitioned.driver import open_finished
-from harness.solver.partitioned.files import REPORT, PartitionError
+from harness.solver.partitioned.files import REPORT, PartitionError, read_report
 from harness.solver.partitioned.reader import PartitionedSolution
 from harness.verify.publish import require_project_key
 
@@ -49,18 +48,6 @@ def solved_path(manifests: Path, ruleset: str) -> Path:
     return Path(manifests) / SOLVED_DIR / f"{ruleset}.yaml"
 
 
-def read_report(path: Path) -> dict:
-    """A solve's report (``solve --json``, or the ``solved.json`` it leaves in its work
-    folder), as a mapping; one line naming the file when it is not one."""
-    try:
-        doc = loads_json(read_text(Path(path), MAX_DOCUMENT, "solve report"))
-    except (OSError, ValueError) as exc:
-        raise HarnessError(f"{path}: not a solve report ({exc})") from None
-    if not isinstance(doc, dict):
-        raise HarnessError(f"{path}: not a solve report (not a JSON object)")
-    return doc
-
-
 def solve_record(rs: Ruleset, workdir: Path, report: dict, where: str = "report") -> dict:
     """The record of the finished partitioned solve in ``workdir``, with the cost its
     ``report`` gives. Every column is read and checked against its hash; the report must
@@ -80,7 +67,7 @@ def solve_record(rs: Ruleset, workdir: Path, report: dict, where: str = "report"
             f"{where}: the report of a {report.get('method')} solve of "
             f"{report.get('ruleset')}, not of a partitioned solve of {rs.id}"
         )
-    if report.get("token") not in (None, _token(workdir)):
+    if report.get("token") not in (None, sol.token):
         raise HarnessError(f"{where}: the report of another run than the one in {workdir}")
     checksum = checksum_text(sol.checksum())
     said = dict(found, checksum=checksum) if "checksum" in report else found
@@ -133,15 +120,6 @@ def solve_record(rs: Ruleset, workdir: Path, report: dict, where: str = "report"
     }
 
 
-def _token(workdir: Path) -> str | None:
-    try:
-        return loads_json(read_text(Path(workdir) / "run.json", MAX_DOCUMENT, "run marker"))[
-            "token"
-        ]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
 def publish_solved(
     ruleset: str,
     workdir: Path,
@@ -168,7 +146,11 @@ def publish_solved(
             f"{report}: no solve report (a partitioned solve writes it when it finishes; "
             "pass the output of `solve --json` with --report)"
         )
-    doc = solve_record(rs, Path(workdir), read_report(report), str(report))
+    try:
+        said = read_report(report)
+    except PartitionError as exc:
+        raise HarnessError(str(exc)) from None
+    doc = solve_record(rs, Path(workdir), said, str(report))
     target = solved_path(manifests, ruleset)
     target.parent.mkdir(parents=True, exist_ok=True)
     write_manifest(target, doc, key)

@@ -9,7 +9,6 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from harness.atomic import write_atomic
-from harness.bounded import MAX_DOCUMENT, loads_json, read_text
 from harness.cluster import Session
 from harness.errors import HarnessError
 from harness.manifest.manifest import environment, git_state
@@ -18,7 +17,7 @@ from harness.solver.batch import engine
 from harness.solver.checksum import checksum_text
 from harness.solver.compact.driver import Ticker
 from harness.solver.partitioned.driver import assemble, solve
-from harness.solver.partitioned.files import REPORT, PartitionError
+from harness.solver.partitioned.files import REPORT, PartitionError, read_report
 from harness.solver.partitioned.reader import PartitionedSolution
 
 PARTITIONS = 8  # the default of --partitions
@@ -92,8 +91,12 @@ def solve_partitioned(rs: Ruleset, args, spec) -> dict:
     }
     if spec.requested:
         report["cluster"] = spec.describe()
-    # Comparable with any other solve of the ruleset (reads every column once more).
-    report["checksum"] = checksum_text(PartitionedSolution(rs, args.workdir).checksum())
+    # Comparable with any other solve of the ruleset: the final step's sum, or for a folder
+    # whose final step predates it, read from the columns.
+    checksum = result.checksum
+    if checksum is None:
+        checksum = PartitionedSolution(rs, args.workdir).checksum()
+    report["checksum"] = checksum_text(checksum)
     report["resumed_from"] = result.resumed_from
     report["token"] = result.token
     report["solver"] = git_state(Path(__file__).resolve().parents[3])
@@ -101,7 +104,7 @@ def solve_partitioned(rs: Ruleset, args, spec) -> dict:
     # Kept with the solution: what `publish --solved` signs it with. A run that only
     # repeated the final step of a finished solve keeps the report of the run that solved it.
     kept = Path(args.workdir) / REPORT
-    if not (result.resumed_from == "the final step" and _report_of(kept, result.token)):
+    if not (result.finished_before and _report_of(kept, result.token)):
         write_atomic(kept, json.dumps(report, indent=1).encode())
     if sol is not None:
         sol.save(args.out)
@@ -112,7 +115,6 @@ def solve_partitioned(rs: Ruleset, args, spec) -> dict:
 def _report_of(path: Path, token: str) -> bool:
     """Whether ``path`` holds a report of the run ``token``."""
     try:
-        doc = loads_json(read_text(path, MAX_DOCUMENT, "solve report"))
-    except (OSError, ValueError):
+        return read_report(path).get("token") == token
+    except PartitionError:
         return False
-    return isinstance(doc, dict) and doc.get("token") == token

@@ -105,7 +105,10 @@ class PartitionedSolve:
     per_worker: dict = field(default_factory=dict)
     steps: list = field(default_factory=list)
     resumed_from: str | None = None  # the saved step this call went on from (None: the start)
+    finished_before: bool = False  # the folder held a finished solve when this call began
     token: str = ""  # the run's (its work folder's run.json)
+    checksum: int | None = None  # the solution's class_checksum (None: a final step's
+    # records made before they carried it)
 
     @property
     def driver_share(self) -> float:
@@ -340,6 +343,7 @@ def solve(
     run = open_run(Path(workdir), rs, partitions, fresh)
     state = _load_state(run)
     resumed_from = _saved_step(state)
+    finished_before = state["phase"] == FINAL
     drv = Driver(run, session, progress)
     say = tick or (lambda line: None)
 
@@ -445,7 +449,11 @@ def solve(
         per_worker=dict(sorted(drv.per_worker.items())),
         steps=drv.steps,
         resumed_from=resumed_from,
+        finished_before=finished_before,
         token=run.token,
+        checksum=(
+            sum(g["checksum"] for g in got) % 2**64 if all("checksum" in g for g in got) else None
+        ),
     )
 
 

@@ -73,6 +73,19 @@ class PartitionError(ValueError):
     """A partitioned solve cannot go on: a work folder, step or file is unusable."""
 
 
+def read_report(path: Path) -> dict:
+    """A finished solve's report (the :data:`REPORT` file it leaves in its work folder, or
+    its ``solve --json`` output saved by hand) as a mapping; a one-line
+    :class:`PartitionError` naming the file when it is not one."""
+    try:
+        doc = loads_json(read_text(Path(path), MAX_DOCUMENT, "solve report"))
+    except (OSError, ValueError) as exc:
+        raise PartitionError(f"{path}: not a solve report ({exc})") from None
+    if not isinstance(doc, dict):
+        raise PartitionError(f"{path}: not a solve report (not a JSON object)")
+    return doc
+
+
 def owner_of(keys: np.ndarray, partitions: int) -> np.ndarray:
     """The partition that owns each class key: a stable function of the key alone."""
     if partitions == 1:

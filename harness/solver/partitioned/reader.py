@@ -40,6 +40,7 @@ class PartitionedSolution:
         self.ruleset = rs
         run, state = open_finished(rs, workdir)
         self.partitions = run.partitions
+        self.token = run.token  # the run's, from its run.json
         self.part_keys, self.part_result, self.part_plies = [], [], []
         self.file_hashes: list[dict[str, str]] = []  # a partition's blake3 hash of each column
         # What the final step counted, summed: classes, positions, canonical, wins, losses.

@@ -42,6 +42,7 @@ import numpy as np
 from harness.rules.position import Position
 from harness.rules.ruleset import Ruleset
 from harness.solver.batch import engine
+from harness.solver.checksum import class_checksum
 from harness.solver.compact.constants import (
     AVOID,
     CAN_AVOID,
@@ -561,6 +562,8 @@ def final_step(run: Run, part: int, classes_at: int, plies_at: int) -> dict:
         losses=int((result == LOSS).sum()),
         root=None if at < 0 else {"result": int(result[at]), "plies": int(plies[at])},
         deepest=int(plies.max()) if len(plies) else 0,
+        # The partition's share of the solution's checksum, while its columns are in hand.
+        checksum=class_checksum(keys, result, plies),
     )
     arrays = {"result": result, "plies": plies, "sides": sides, "orbit": orbit}
     return run.write(FINAL, 0, part, arrays, summary)["summary"]
