@@ -31,4 +31,3 @@ WITH_EXAMPLES = [name for name in ALL if _examples(name)]
 def test_docstring_examples(name):
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
-

@@ -106,7 +106,6 @@ def shard_trees(cert: CertData) -> list[M.Node | None]:
     ]
 
 
-
 def weigh(
     cert: CertData, budget: int = sizing.BUDGET, max_items: int = CHUNK, progress: bool = True
 ) -> None:

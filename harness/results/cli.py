@@ -27,7 +27,7 @@ from harness.cluster import Session, add_cluster_arguments, cluster_spec
 from harness.cluster.tasks import TaskQueue
 from harness.errors import EXIT_FAILED, EXIT_OK, HarnessError
 from harness.results.cell import cell_record, cell_text, run_cell
-from harness.results.matrix import EDGES, MATRICES, cells_of
+from harness.results.matrix import EDGES, MATRICES, cells_of, grid_place
 from harness.results.published import (
     generated_block,
     read_published,
@@ -104,8 +104,9 @@ def grid(records: list[dict]) -> str:
     """
     rows: dict[str, dict[str, str]] = {}
     for r in records:
-        board, checkers, edge = r["ruleset"].split("-")[1:4]
-        rows.setdefault(f"{board} {checkers}", {})[edge] = cell_text(r)
+        place = grid_place(r["ruleset"])
+        if place is not None:
+            rows.setdefault(place[0], {})[place[1]] = cell_text(r)
     lines = ["| board | " + " | ".join(EDGES) + " |", "|---" * (len(EDGES) + 1) + "|"]
     for row, cells in rows.items():
         lines.append(f"| {row} | " + " | ".join(cells.get(e, "") for e in EDGES) + " |")

@@ -22,6 +22,21 @@ EDGES = ("reincarnation", "ringout", "blocked", "klein", "torus")
 MOVEMENT = "continue-binempty-king-nozero-nojump"
 
 
+def grid_place(ruleset: str) -> tuple[str, str] | None:
+    """Where a ruleset id sits in a results grid: its row (``RxC cN``) and its edge's
+    column; None for an id whose edge is not a column.
+
+    >>> grid_place("pop1-5x5-c8-ringout-continue-binempty-king-nozero-nojump")
+    ('5x5 c8', 'ringout')
+    >>> grid_place("pop1-5x5") is None
+    True
+    """
+    parts = str(ruleset).split("-")
+    if len(parts) < 4 or parts[3] not in EDGES:
+        return None
+    return f"{parts[1]} {parts[2]}", parts[3]
+
+
 @dataclass(frozen=True)
 class Cell:
     board: str  # "4x4"

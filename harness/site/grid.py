@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.results.cell import cell_text
-from harness.results.matrix import EDGES
+from harness.results.matrix import EDGES, grid_place
 from harness.results.published import board_order
 
 
@@ -28,13 +28,13 @@ def grid_rows(
     its page in ``pages`` (a replay), else to its manifest when it is ``published``."""
     rows: dict[str, dict[str, dict]] = {}
     for r in records:
-        parts = str(r.get("ruleset", "")).split("-")
-        if len(parts) < 4 or parts[3] not in EDGES:
+        place = grid_place(r.get("ruleset", ""))
+        if place is None:
             continue
-        board, checkers, edge = parts[1:4]
+        row, edge = place
         status = r.get("status")
         value = r.get("value") if status in ("published", "certified") else None
-        rows.setdefault(f"{board} {checkers}", {})[edge] = {
+        rows.setdefault(row, {})[edge] = {
             "ruleset": r["ruleset"],
             "status": status,
             "value": value,

@@ -29,8 +29,17 @@ def solved_folder(tmp_path_factory):
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         code = main(
-            ["solve", REINC, "--method", "partitioned", "--partitions", "3", "--workdir",
-             str(work), "--json"]
+            [
+                "solve",
+                REINC,
+                "--method",
+                "partitioned",
+                "--partitions",
+                "3",
+                "--workdir",
+                str(work),
+                "--json",
+            ]
         )
     assert code == 0
     out.write_text(buf.getvalue())
@@ -39,8 +48,17 @@ def solved_folder(tmp_path_factory):
 
 def publish(rs, work, manifests, key, *extra):
     return main(
-        ["publish", rs, "--solved", str(work), "--manifests", str(manifests), "--key",
-         str(key.path), *extra]
+        [
+            "publish",
+            rs,
+            "--solved",
+            str(work),
+            "--manifests",
+            str(manifests),
+            "--key",
+            str(key.path),
+            *extra,
+        ]
     )
 
 
@@ -92,8 +110,10 @@ def test_a_report_that_disagrees_with_the_folder_is_refused(solved_folder, key, 
     make_project_key(manifests, key)
     for change, says in (
         ({"classes": report["classes"] + 1}, "disagrees with the work folder: classes"),
-        ({"ruleset": "pop1-4x4-c5-reincarnation-continue-binempty-king-nozero-nojump"},
-         "not of a partitioned solve of"),
+        (
+            {"ruleset": "pop1-4x4-c5-reincarnation-continue-binempty-king-nozero-nojump"},
+            "not of a partitioned solve of",
+        ),
         ({"token": "0" * 32}, "another run"),
         ({"checksum": "0" * 16}, "disagrees with the work folder: checksum"),
     ):
@@ -143,8 +163,22 @@ def test_an_unfinished_folder_is_refused(key, tmp_path, capsys):
 def test_solving_a_finished_folder_again_keeps_the_report_of_the_solve(solved_folder, capsys):
     work, report = solved_folder
     before = (work / "solved.json").read_bytes()
-    assert main(["solve", REINC, "--method", "partitioned", "--partitions", "3", "--workdir",
-                 str(work), "--json"]) == 0
+    assert (
+        main(
+            [
+                "solve",
+                REINC,
+                "--method",
+                "partitioned",
+                "--partitions",
+                "3",
+                "--workdir",
+                str(work),
+                "--json",
+            ]
+        )
+        == 0
+    )
     again = json.loads(capsys.readouterr().out)
     assert again["resumed_from"] == "the final step" and again["checksum"] == report["checksum"]
     assert (work / "solved.json").read_bytes() == before
