@@ -117,6 +117,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "for a small set",
     )
     p.add_argument(
+        "--no-consolidate",
+        action="store_true",
+        help="non-win sets: keep the greedy rounds' set as it is, without moving replies onto "
+        "the set's most reached positions (larger; how the sets published before were built, "
+        "which verify builds them again with)",
+    )
+    p.add_argument(
         "--method",
         choices=("proof", "pns"),
         default="proof",
@@ -394,8 +401,13 @@ def _load_solution(path: Path, rs: Ruleset):
 def _certify_draw(args: argparse.Namespace, rs: Ruleset, sol, say) -> int:
     """A draw: the two non-win sets (x cannot win, o cannot win), one format-2 directory."""
     t0 = time.monotonic()
-    builds = [build_nonwin(sol, player, greedy=not args.first_action) for player in (0, 1)]
+    greedy = not args.first_action
+    consolidated = greedy and not args.no_consolidate
+    builds = [
+        build_nonwin(sol, player, greedy=greedy, consolidated=consolidated) for player in (0, 1)
+    ]
     extra = {
+        "consolidated": consolidated,
         "classes": sol.classes,
         "rounds": {"xo"[b.player]: b.rounds for b in builds},
         "search_seconds": round(sol.seconds, 3),

@@ -15,6 +15,11 @@ Choosing the defender's action for a small set (``greedy``), best first:
 3. an action into a new position that other parents of this frontier also reach, the most
    shared first; among equals a defender's win before a draw, and the fastest win first.
 
+The greedy build is then *consolidated* (:func:`consolidate`): every defender's reply moves
+to its candidate already in the set that the most of the set's moves lead to, and what the
+initial position no longer reaches is dropped. A reply that stays in the set keeps it closed,
+so a pass never adds a position; passes repeat while the set shrinks.
+
 ``greedy=False`` takes the first non-losing action in the reference order instead; the
 measured sizes are in docs/certificates.md.
 
@@ -47,6 +52,7 @@ from harness.solver.states import DRAW, States
 CHUNK = 1 << 15  # frontier positions expanded at once
 LOOKAHEAD = 8  # candidates per defender expanded once more to count what they add
 ROUNDS = 5  # builds at most, each preferring the previous one's positions
+PASSES = 16  # consolidation passes at most (they stop when one does not shrink the set)
 
 
 class NonWinError(ValueError):
@@ -123,6 +129,7 @@ def build_nonwin(
     greedy: bool = True,
     lookahead: int = LOOKAHEAD,
     rounds: int = ROUNDS,
+    consolidated: bool = True,
     progress: Callable[[int], None] | None = None,
 ) -> NonWinBuild:
     """The closed set of positions showing that ``player`` (0 x, 1 o) cannot force a win
@@ -131,7 +138,8 @@ def build_nonwin(
     With ``greedy``, the set is built up to ``rounds`` times, each round preferring the
     positions of the round before, and the smallest is kept; a round that does not shrink the
     set ends the search. ``lookahead`` bounds how many of a defender's candidates that open new
-    ground are expanded once more to count what they would add (0: none).
+    ground are expanded once more to count what they would add (0: none). With
+    ``consolidated`` the greedy set is then shrunk by :func:`consolidate`.
     """
     t0 = time.monotonic()
     best, seen = _build_once(sol, player, greedy, 0, None, progress)
@@ -148,9 +156,97 @@ def build_nonwin(
         if len(build.positions) >= len(best.positions):
             break
         best, seen = build, index
+    if greedy and consolidated:
+        best = consolidate(sol, best)
     best.rounds = done
     best.seconds = time.monotonic() - t0
     return best
+
+
+def consolidate(sol: Solution, build: NonWinBuild, passes: int = PASSES) -> NonWinBuild:
+    """``build`` made smaller without leaving it: in each pass every defender replies into
+    its candidate in the set (a successor not won for the player) that the most of the set's
+    moves lead to, and the positions the initial position no longer reaches are dropped. A
+    defender with an action that ends the game without the player winning keeps it. Every
+    reply stays inside the set, so the set stays closed and never grows; passes stop when one
+    does not shrink it. The set's moves are held as arrays: about 20 bytes a move.
+    """
+    rs, player = sol.ruleset, build.player
+    eng = engine(rs)
+    n = len(build.positions)
+    index = KeyIndex(words=eng.key_words)
+    node = index.add(eng.keys(States.from_positions(build.positions))) if n else np.zeros(0)
+    if len(index) != n:
+        raise NonWinError(f"{rs.id}: the set holds a position twice")
+    if n == 0:
+        return build
+    ends = np.zeros(n, dtype=bool)  # by node: a defender whose reply ends the game
+    forced: list[tuple[np.ndarray, np.ndarray]] = []
+    cands: list[tuple[np.ndarray, ...]] = []
+    for lo in range(0, n, CHUNK):
+        states = States.from_positions(build.positions[lo : lo + CHUNK])
+        succ, value, _ = sol.rate_successors(states)
+        parent = node[lo : lo + CHUNK][succ.parent].astype(np.int32)
+        child = index.find(eng.keys(succ.next)).astype(np.int32) if len(succ) else parent
+        live = succ.result == 0
+        by_p = states.turn[succ.parent] == player
+        ends[parent[~by_p & ~live & (value != 1 + player)]] = True
+        take = by_p & live
+        if (child[take] < 0).any():
+            raise NonWinError(f"{rs.id}: the set is not closed (a move of the player leaves it)")
+        forced.append((parent[take], child[take]))
+        ok = ~by_p & live & (child >= 0) & (value != 1 + player)
+        cands.append((parent[ok], child[ok], succ.src[ok], succ.dst[ok]))
+    fp, fc = (np.concatenate(c) for c in zip(*forced, strict=True))
+    cp, cc, csrc, cdst = (np.concatenate(c) for c in zip(*cands, strict=True))
+    cands_ok = ~ends[cp]
+    root = int(node[0])  # the walk starts at the initial position
+    alive, choice, size = np.ones(n, dtype=bool), None, n
+    for _ in range(passes):
+        indeg = np.bincount(fc[alive[fp]], minlength=n)
+        if choice is not None:
+            indeg += np.bincount(cc[choice[choice >= 0]], minlength=n)
+        rows = np.flatnonzero(cands_ok & alive[cp] & alive[cc])
+        best = rows[_first_per_group(cp[rows], (-indeg[cc[rows]],))]
+        pick = np.full(n, -1, dtype=np.int64)
+        pick[cp[best]] = best
+        chosen = pick[pick >= 0]
+        reach = _reachable(
+            root, n, np.concatenate([fp, cp[chosen]]), np.concatenate([fc, cc[chosen]])
+        )
+        if int(reach.sum()) >= size:
+            break
+        alive, choice, size = reach, np.where(reach, pick, -1), int(reach.sum())
+    if choice is None:
+        return build
+    keep = alive[node]
+    positions, actions = [], []
+    for k in np.flatnonzero(keep).tolist():
+        i, act = int(node[k]), build.actions[k]
+        if choice[i] >= 0:
+            src = int(csrc[choice[i]])
+            act = Action(None if src < 0 else src, int(cdst[choice[i]]))
+        positions.append(build.positions[k])
+        actions.append(act)
+    return NonWinBuild(player, positions, actions, build.seconds, build.rounds)
+
+
+def _reachable(root: int, n: int, parents: np.ndarray, children: np.ndarray) -> np.ndarray:
+    """Which of nodes ``0..n-1`` ``root`` reaches along the moves ``parents -> children``."""
+    order = np.argsort(parents, kind="stable")
+    to = children[order]
+    start = np.searchsorted(parents[order], np.arange(n + 1))
+    seen = np.zeros(n, dtype=bool)
+    seen[root] = True
+    frontier = np.array([root], dtype=np.int64)
+    while len(frontier):
+        lo, lens = start[frontier], start[frontier + 1] - start[frontier]
+        at = np.repeat(lo - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
+        nxt = np.unique(to[at])
+        nxt = nxt[~seen[nxt]]
+        seen[nxt] = True
+        frontier = nxt
+    return seen
 
 
 def _build_once(

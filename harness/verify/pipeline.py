@@ -291,7 +291,21 @@ class Pipeline:
         solution = self._solution_file()
         if solution is not None and solution.is_file():
             args += ["--solution", str(solution)]
+            if self.published_unconsolidated():
+                args.append("--no-consolidate")
         return args + self._deeper_win_args() + self.cluster.arguments()
+
+    def published_unconsolidated(self) -> bool:
+        """Whether the published record of this ruleset holds non-win sets built without
+        consolidation (every one published before it existed): they are built the same way
+        again, so that the run can reproduce them. What the record says only picks how to
+        build; the comparison at the end checks its signature."""
+        try:
+            doc = read_yaml(record_path(self.manifests, self.ruleset), what="published record")
+            cert = doc["certificate"]
+            return cert.get("format") == 2 and cert.get("consolidated") is not True
+        except (OSError, ValueError, yaml.YAMLError, KeyError, TypeError, AttributeError):
+            return False
 
     def _certify(self) -> None:
         out = self.work / "certificate"
@@ -527,6 +541,7 @@ class Pipeline:
                 "entries": index.get("entries"),
                 **(
                     {
+                        "consolidated": f.get("certify", {}).get("consolidated"),
                         "sets": {
                             str(n.get("player")): {
                                 "entries": n.get("entries"),
@@ -534,7 +549,7 @@ class Pipeline:
                             }
                             for n in index.get("sets") or []
                             if isinstance(n, dict)
-                        }
+                        },
                     }
                     if index.get("format") == 2
                     else {}

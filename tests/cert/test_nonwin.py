@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from harness.cert.format import Shard, certificate_hash, digest, dump_index
-from harness.cert.nonwin_builder import NonWinError, build_nonwin
+from harness.cert.nonwin_builder import NonWinError, build_nonwin, consolidate
 from harness.cert.nonwin_checker import check_nonwin
 from harness.cert.nonwin_format import NonWinEntry, NonWinSet, write_nonwin
 from harness.lean.certdata import RenderError
@@ -200,8 +200,8 @@ def test_looking_ahead_and_rounds_give_a_smaller_reincarnation_set(tmp_path):
     previous set) is smaller than one plain greedy round on both sides."""
     sol = solve(Ruleset.from_id(REINC_4X4_C4))
     for p in (0, 1):
-        plain = build_nonwin(sol, p, lookahead=0, rounds=1)
-        small = build_nonwin(sol, p)
+        plain = build_nonwin(sol, p, lookahead=0, rounds=1, consolidated=False)
+        small = build_nonwin(sol, p, consolidated=False)
         assert plain.rounds == 1 and small.rounds > 1
         assert len(small.positions) < len(plain.positions)
     index = certify(sol, tmp_path / "c", max_entries=100)
@@ -505,3 +505,26 @@ def test_check_rejects_a_mutated_draw_with_exit_1(cert, capsys):
     save(cert, index, sets)
     assert main(["check", str(cert)]) == 1
     assert "rejected:" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("rid", [REINC_4X4_C4, TORUS_3X4])
+def test_consolidation_shrinks_a_set_and_keeps_it_closed(rid, tmp_path):
+    """Replies moved onto the set's most reached positions: never a position that was not
+    in the set, fewer in all on the reincarnation draw, and the checker accepts both sets."""
+    rs = Ruleset.from_id(rid)
+    sol = solve(rs)
+    shrunk = 0
+    for p in (0, 1):
+        try:
+            greedy = build_nonwin(sol, p, consolidated=False)
+        except NonWinError:
+            continue  # the player wins: no set
+        small = consolidate(sol, greedy)
+        assert small.positions[0] == Position.initial(rs) and small.player == p
+        assert set(small.positions) <= set(greedy.positions)
+        shrunk += len(greedy.positions) - len(small.positions)
+        assert build_nonwin(sol, p).positions == small.positions
+        write_nonwin(tmp_path / f"c{p}", rs.id, Position.initial(rs).text(rs), [small.as_set(rs)])
+        assert check_nonwin(tmp_path / f"c{p}").ok
+    if rid == REINC_4X4_C4:
+        assert shrunk > 0

@@ -454,3 +454,26 @@ def test_cli_verify_with_no_certificate_at_the_given_folder_is_one_line(tmp_path
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1
     assert "nowhere: no certificate there" in err and not (tmp_path / "w").exists()
+
+
+def test_a_published_draw_is_built_again_the_way_it_was(tmp_path, key):
+    """Non-win sets published before consolidation existed are built without it, so that a
+    run reproduces them; a new draw, or one published consolidated, is consolidated."""
+    pipe = _pipe(tmp_path, key, StandIn())
+    pipe.work.mkdir(parents=True)
+    (pipe.work / "solution.npz").write_bytes(b"")
+    pipe.facts["solve"] = {"value": "draw"}
+    assert "--no-consolidate" not in pipe.certify_args()  # nothing published
+    record = tmp_path / "manifests" / f"{RULESET}.yaml"
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text("certificate:\n  format: 2\n")
+    assert "--no-consolidate" in pipe.certify_args()
+    record.write_text("certificate:\n  format: 2\n  consolidated: true\n")
+    assert "--no-consolidate" not in pipe.certify_args()
+    record.write_text("certificate:\n  format: 1\n")  # a win: no sets to build
+    assert "--no-consolidate" not in pipe.certify_args()
+    # The project's own published draws were built without it.
+    reinc = "pop1-4x4-c8-reincarnation-continue-binempty-king-nozero-nojump"
+    real = Pipeline(reinc, key, runner=StandIn(), work_root=tmp_path / "w", say=lambda s: None)
+    real.manifests = Path(__file__).resolve().parents[2] / "manifests"
+    assert real.published_unconsolidated()
