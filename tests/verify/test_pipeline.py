@@ -226,20 +226,22 @@ def _project(root):
     return folder if folder.exists() else tiny_lean_project(folder)
 
 
-def _run(root, key, runner, budget=None):
-    make_project_key(root / "manifests", key)
-    pipe = Pipeline(
+def _pipe(root, key, runner, **kw):
+    return Pipeline(
         RULESET,
         key,
         runner=runner,
         work_root=root / "out" / "verify",
         manifests=root / "manifests",
         lean_project=_project(root),
-        budget=budget,
-        publish=True,
         say=lambda line: None,
+        **kw,
     )
-    return pipe.run()
+
+
+def _run(root, key, runner, budget=None):
+    make_project_key(root / "manifests", key)
+    return _pipe(root, key, runner, budget=budget, publish=True).run()
 
 
 def test_a_spent_budget_is_published_as_an_open_signed_attempt(tmp_path, key):
@@ -363,19 +365,6 @@ def _given_certificate(root, winner="x", ruleset=RULESET):
     out = root / "made-by-hand"
     StandIn(winner=winner)._certify(["certify", ruleset, "--out", str(out), "--json"])
     return out
-
-
-def _pipe(root, key, runner, **kw):
-    return Pipeline(
-        RULESET,
-        key,
-        runner=runner,
-        work_root=root / "out" / "verify",
-        manifests=root / "manifests",
-        lean_project=_project(root),
-        say=lambda line: None,
-        **kw,
-    )
 
 
 def test_a_given_certificate_is_checked_instead_of_certify_running(tmp_path, key):

@@ -17,6 +17,21 @@ from tests.verify.runs import make_project_key
 REINC = "pop1-4x4-c4-reincarnation-continue-binempty-king-nozero-nojump"  # a draw
 
 
+def _solve_args(work) -> list[str]:
+    """``solve`` of REINC, partitioned in three, kept in ``work``."""
+    return [
+        "solve",
+        REINC,
+        "--method",
+        "partitioned",
+        "--partitions",
+        "3",
+        "--workdir",
+        str(work),
+        "--json",
+    ]
+
+
 @pytest.fixture(scope="module")
 def solved_folder(tmp_path_factory):
     """A finished partitioned solve (3 partitions) and the report `solve --json` printed."""
@@ -28,19 +43,7 @@ def solved_folder(tmp_path_factory):
 
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        code = main(
-            [
-                "solve",
-                REINC,
-                "--method",
-                "partitioned",
-                "--partitions",
-                "3",
-                "--workdir",
-                str(work),
-                "--json",
-            ]
-        )
+        code = main(_solve_args(work))
     assert code == 0
     out.write_text(buf.getvalue())
     return work, json.loads(buf.getvalue())
@@ -163,22 +166,7 @@ def test_an_unfinished_folder_is_refused(key, tmp_path, capsys):
 def test_solving_a_finished_folder_again_keeps_the_report_of_the_solve(solved_folder, capsys):
     work, report = solved_folder
     before = (work / "solved.json").read_bytes()
-    assert (
-        main(
-            [
-                "solve",
-                REINC,
-                "--method",
-                "partitioned",
-                "--partitions",
-                "3",
-                "--workdir",
-                str(work),
-                "--json",
-            ]
-        )
-        == 0
-    )
+    assert main(_solve_args(work)) == 0
     again = json.loads(capsys.readouterr().out)
     assert again["resumed_from"] == "the final step" and again["checksum"] == report["checksum"]
     assert (work / "solved.json").read_bytes() == before
