@@ -119,9 +119,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--no-consolidate",
         action="store_true",
-        help="non-win sets: keep the greedy rounds' set as it is, without moving replies onto "
-        "the set's most reached positions (larger; how the sets published before were built, "
-        "which verify builds them again with)",
+        help="non-win sets: keep the set the greedy rounds (or --weak) built as it is, without "
+        "moving replies onto the set's most reached positions (larger; how the sets published "
+        "before were built, which verify builds them again with)",
     )
     p.add_argument(
         "--method",
@@ -418,7 +418,7 @@ def _certify_draw(args: argparse.Namespace, rs: Ruleset, sol, say) -> int:
 def _certify_weak(args: argparse.Namespace, rs: Ruleset) -> int:
     """A draw without a strong solution: both non-win sets grown from the initial position
     (:mod:`harness.cert.weak_builder`); a set it cannot close is exit 1."""
-    from harness.cert.nonwin_builder import NonWinError
+    from harness.cert.nonwin_builder import NonWinError, consolidate
     from harness.cert.weak_builder import build_weak
 
     t0 = time.monotonic()
@@ -427,7 +427,10 @@ def _certify_weak(args: argparse.Namespace, rs: Ruleset) -> int:
     except NonWinError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    return _write_draw(args, rs, builds, time.monotonic() - t0, {"builder": "weak"})
+    if not args.no_consolidate:
+        builds = [consolidate(rs, build) for build in builds]
+    extra = {"builder": "weak", "consolidated": not args.no_consolidate}
+    return _write_draw(args, rs, builds, time.monotonic() - t0, extra)
 
 
 def _write_draw(args: argparse.Namespace, rs: Ruleset, builds, built: float, extra) -> int:

@@ -43,6 +43,7 @@ import numpy as np
 from harness.cert.format import Shard
 from harness.cert.nonwin_format import NonWinEntry, NonWinSet
 from harness.rules.position import PLAYERS, Action, Position
+from harness.rules.ruleset import Ruleset
 from harness.solver.batch import BatchEngine, engine
 from harness.solver.bitboards import popcount
 from harness.solver.classindex import KeyIndex
@@ -157,21 +158,25 @@ def build_nonwin(
             break
         best, seen = build, index
     if greedy and consolidated:
-        best = consolidate(sol, best)
+        best = consolidate(sol.ruleset, best)
     best.rounds = done
     best.seconds = time.monotonic() - t0
     return best
 
 
-def consolidate(sol: Solution, build: NonWinBuild, passes: int = PASSES) -> NonWinBuild:
-    """``build`` made smaller without leaving it: in each pass every defender replies into
-    its candidate in the set (a successor not won for the player) that the most of the set's
-    moves lead to, and the positions the initial position no longer reaches are dropped. A
-    defender with an action that ends the game without the player winning keeps it. Every
-    reply stays inside the set, so the set stays closed and never grows; passes stop when one
-    does not shrink it. The set's moves are held as arrays: about 20 bytes a move.
+def consolidate(rs: Ruleset, build: NonWinBuild, passes: int = PASSES) -> NonWinBuild:
+    """The closed non-win set ``build`` made smaller without leaving it: in each pass every
+    defender replies into its successor in the set that the most of the set's moves lead to,
+    and the positions the initial position no longer reaches are dropped. A defender with an
+    action that ends the game without the player winning keeps it. Every reply stays inside
+    the set, so the set stays closed and never grows; passes stop when one does not shrink it.
+
+    No solution is needed: every position of a closed set is one the player cannot force a
+    win from, so any successor in the set is a reply that keeps the player from winning. A
+    set of any builder (the weak builder's, a published certificate's) can be consolidated.
+    The set's moves are held as arrays: about 20 bytes a move.
     """
-    rs, player = sol.ruleset, build.player
+    player = build.player
     eng = engine(rs)
     n = len(build.positions)
     index = KeyIndex(words=eng.key_words)
@@ -185,17 +190,18 @@ def consolidate(sol: Solution, build: NonWinBuild, passes: int = PASSES) -> NonW
     cands: list[tuple[np.ndarray, ...]] = []
     for lo in range(0, n, CHUNK):
         states = States.from_positions(build.positions[lo : lo + CHUNK])
-        succ, value, _ = sol.rate_successors(states)
+        succ = eng.successors(states)
         parent = node[lo : lo + CHUNK][succ.parent].astype(np.int32)
         child = index.find(eng.keys(succ.next)).astype(np.int32) if len(succ) else parent
         live = succ.result == 0
         by_p = states.turn[succ.parent] == player
-        ends[parent[~by_p & ~live & (value != 1 + player)]] = True
+        # succ.result: the absolute result of an action that ends the game (1 + player: won).
+        ends[parent[~by_p & ~live & (succ.result != 1 + player)]] = True
         take = by_p & live
         if (child[take] < 0).any():
             raise NonWinError(f"{rs.id}: the set is not closed (a move of the player leaves it)")
         forced.append((parent[take], child[take]))
-        ok = ~by_p & live & (child >= 0) & (value != 1 + player)
+        ok = ~by_p & live & (child >= 0)
         cands.append((parent[ok], child[ok], succ.src[ok], succ.dst[ok]))
     fp, fc = (np.concatenate(c) for c in zip(*forced, strict=True))
     cp, cc, csrc, cdst = (np.concatenate(c) for c in zip(*cands, strict=True))

@@ -519,7 +519,7 @@ def test_consolidation_shrinks_a_set_and_keeps_it_closed(rid, tmp_path):
             greedy = build_nonwin(sol, p, consolidated=False)
         except NonWinError:
             continue  # the player wins: no set
-        small = consolidate(sol, greedy)
+        small = consolidate(rs, greedy)
         assert small.positions[0] == Position.initial(rs) and small.player == p
         assert set(small.positions) <= set(greedy.positions)
         shrunk += len(greedy.positions) - len(small.positions)

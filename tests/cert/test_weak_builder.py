@@ -76,3 +76,22 @@ def test_certify_weak(tmp_path, capsys):
     assert main(["check", str(out)]) == 0
     assert main(["certify", X_WINS, "--weak", "--out", str(tmp_path / "w")]) == 1
     assert "no non-win set for x" in capsys.readouterr().err
+
+
+def test_certify_weak_consolidates_its_sets_unless_told_not_to(tmp_path, capsys):
+    """The grown sets are consolidated (never larger, still accepted); --no-consolidate
+    writes them as grown."""
+    rid = "pop1-4x4-c8-reincarnation-continue-binempty-king-nozero-nojump"
+    sizes = {}
+    for name, extra in (("small", []), ("grown", ["--no-consolidate"])):
+        out = tmp_path / name
+        assert main(["certify", rid, "--weak", "--out", str(out), "--json", *extra]) == 0
+        summary = json.loads(capsys.readouterr().out)
+        assert summary["consolidated"] is (name == "small")
+        sizes[name] = summary["sets"]
+        assert main(["check", str(out)]) == 0
+        capsys.readouterr()
+    rs = Ruleset.from_id(rid)
+    assert sizes["grown"] == {"xo"[p]: len(build_weak(rs, p).positions) for p in (0, 1)}
+    assert all(sizes["small"][p] <= sizes["grown"][p] for p in "xo")
+    assert sizes["small"] != sizes["grown"]
