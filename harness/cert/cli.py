@@ -436,7 +436,14 @@ def _certify_weak(args: argparse.Namespace, rs: Ruleset) -> int:
 def _write_draw(args: argparse.Namespace, rs: Ruleset, builds, built: float, extra) -> int:
     sets = [b.as_set(rs, max_entries=args.shard_entries) for b in builds]
     try:
-        index = write_nonwin(args.out, rs.id, Position.initial(rs).text(rs), sets, force=args.force)
+        index = write_nonwin(
+            args.out,
+            rs.id,
+            Position.initial(rs).text(rs),
+            sets,
+            force=args.force,
+            consolidated=extra.get("consolidated"),
+        )
     except CertificateError as exc:
         raise HarnessError(str(exc)) from None
     files = [s["file"] for nws in index["sets"] for s in nws["shards"]]

@@ -168,7 +168,8 @@ def consolidate(rs: Ruleset, build: NonWinBuild, passes: int = PASSES) -> NonWin
     """The closed non-win set ``build`` made smaller without leaving it: in each pass every
     defender replies into its successor in the set that the most of the set's moves lead to,
     and the positions the initial position no longer reaches are dropped. A defender with an
-    action that ends the game without the player winning keeps it. Every reply stays inside
+    action that ends the game without the player winning replies with it (the stored action
+    when that is one). Every reply stays inside
     the set, so the set stays closed and never grows; passes stop when one does not shrink it.
 
     No solution is needed: every position of a closed set is one the player cannot force a
@@ -185,7 +186,9 @@ def consolidate(rs: Ruleset, build: NonWinBuild, passes: int = PASSES) -> NonWin
         raise NonWinError(f"{rs.id}: the set holds a position twice")
     if n == 0:
         return build
-    ends = np.zeros(n, dtype=bool)  # by node: a defender whose reply ends the game
+    # A defender with an action that ends the game without the player winning replies with
+    # it (adding nothing): its stored action when that is one, else its first.
+    ending: dict[int, Action] = {}
     forced: list[tuple[np.ndarray, np.ndarray]] = []
     cands: list[tuple[np.ndarray, ...]] = []
     for lo in range(0, n, CHUNK):
@@ -196,7 +199,12 @@ def consolidate(rs: Ruleset, build: NonWinBuild, passes: int = PASSES) -> NonWin
         live = succ.result == 0
         by_p = states.turn[succ.parent] == player
         # succ.result: the absolute result of an action that ends the game (1 + player: won).
-        ends[parent[~by_p & ~live & (succ.result != 1 + player)]] = True
+        for r in np.flatnonzero(~by_p & ~live & (succ.result != 1 + player)).tolist():
+            src = int(succ.src[r])
+            act = Action(None if src < 0 else src, int(succ.dst[r]))
+            stored = build.actions[lo + int(succ.parent[r])]
+            if int(parent[r]) not in ending or act == stored:
+                ending[int(parent[r])] = act
         take = by_p & live
         if (child[take] < 0).any():
             raise NonWinError(f"{rs.id}: the set is not closed (a move of the player leaves it)")
@@ -205,8 +213,12 @@ def consolidate(rs: Ruleset, build: NonWinBuild, passes: int = PASSES) -> NonWin
         cands.append((parent[ok], child[ok], succ.src[ok], succ.dst[ok]))
     fp, fc = (np.concatenate(c) for c in zip(*forced, strict=True))
     cp, cc, csrc, cdst = (np.concatenate(c) for c in zip(*cands, strict=True))
+    ends = np.zeros(n, dtype=bool)
+    ends[list(ending)] = True
     cands_ok = ~ends[cp]
-    root = int(node[0])  # the walk starts at the initial position
+    root = int(index.find(eng.keys(States.from_positions([Position.initial(rs)])))[0])
+    if root < 0:
+        raise NonWinError(f"{rs.id}: the set does not hold the initial position")
     alive, choice, size = np.ones(n, dtype=bool), None, n
     for _ in range(passes):
         indeg = np.bincount(fc[alive[fp]], minlength=n)
@@ -229,7 +241,9 @@ def consolidate(rs: Ruleset, build: NonWinBuild, passes: int = PASSES) -> NonWin
     positions, actions = [], []
     for k in np.flatnonzero(keep).tolist():
         i, act = int(node[k]), build.actions[k]
-        if choice[i] >= 0:
+        if i in ending:
+            act = ending[i]
+        elif choice[i] >= 0:
             src = int(csrc[choice[i]])
             act = Action(None if src < 0 else src, int(cdst[choice[i]]))
         positions.append(build.positions[k])

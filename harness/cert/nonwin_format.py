@@ -60,6 +60,8 @@ from harness.cert.format import (
 FORMAT = 2
 KIND = "nonwin"
 INDEX_FIELDS = ("format", "kind", "ruleset", "root", "value", "entries", "sets", "hash")
+# May be present: how the sets were chosen (true: consolidated). No check relies on it.
+OPTIONAL_INDEX_FIELDS = ("consolidated",)
 SET_FIELDS = ("player", "entries", "hash", "shards")
 ENTRY_FIELDS = ("position", "action")
 PLAYER_TEXT = ("x", "o")
@@ -110,9 +112,11 @@ def write_nonwin(
     sets: list[NonWinSet],
     *,
     force: bool = False,
+    consolidated: bool | None = None,
 ) -> dict[str, Any]:
     """Write a format-2 directory atomically (like :func:`harness.cert.format.write_certificate`)
-    and return its index."""
+    and return its index. ``consolidated``, when given, is recorded in the index: how the
+    sets were chosen (``harness.cert.nonwin_builder.consolidate``), which no check relies on."""
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise CertificateError(f"{out}: exists and is not a directory")
@@ -154,6 +158,8 @@ def write_nonwin(
             "sets": listed_sets,
             "hash": certificate_hash([s["hash"] for s in listed_sets]),
         }
+        if consolidated is not None:
+            index["consolidated"] = consolidated
         (tmp / INDEX).write_text(dump_index(index), encoding="utf-8")
     return index
 
@@ -176,7 +182,12 @@ def read_nonwin_index(directory: str | os.PathLike[str]) -> dict[str, Any]:
     index = load_index_yaml(path)
     if not isinstance(index, dict):
         raise CertificateError(f"{path}: expected a mapping of {', '.join(INDEX_FIELDS)}")
-    require_fields(index, INDEX_FIELDS, str(path))
+    required = {k: v for k, v in index.items() if k not in OPTIONAL_INDEX_FIELDS}
+    require_fields(required, INDEX_FIELDS, str(path))
+    if not isinstance(index.get("consolidated", False), bool):
+        raise CertificateError(
+            f"{path}: consolidated {index['consolidated']!r} is not true or false"
+        )
     if index["format"] != FORMAT or isinstance(index["format"], bool):
         raise CertificateError(f"{path}: format {index['format']!r}, expected {FORMAT}")
     if index["kind"] != KIND:

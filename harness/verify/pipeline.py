@@ -29,6 +29,7 @@ with ``publish=True`` (``verify --publish``) and a project key.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
@@ -176,7 +177,13 @@ class Pipeline:
         self.ruleset = ruleset
         self.publish = publish
         self.budget = budget
-        self.cluster = cluster or ClusterSpec()
+        # The stages run in the repository: the cluster's paths are made absolute here.
+        spec = cluster or ClusterSpec()
+        self.cluster = dataclasses.replace(
+            spec,
+            config=None if spec.config is None else Path(spec.config).absolute(),
+            shared=None if spec.shared is None else Path(spec.shared).absolute(),
+        )
         self.given = None if certificate is None else Path(certificate).absolute()
         self.key = key
         self.runner = runner or HarnessRunner()
@@ -285,8 +292,9 @@ class Pipeline:
         return []
 
     def certify_args(self) -> list[str]:
-        """The ``certify`` command this run makes its certificate with (after the solve):
-        the one to run by hand, e.g. on a cluster, for ``verify --certificate``."""
+        """The ``certify`` command this run makes its certificate with (after the solve). Run
+        by hand with another ``--out`` (e.g. on a cluster), it makes a certificate for
+        ``verify --certificate``."""
         args = ["certify", self.ruleset, "--out", str(self.work / "certificate"), "--json"]
         solution = self._solution_file()
         if solution is not None and solution.is_file():
@@ -297,9 +305,9 @@ class Pipeline:
 
     def published_unconsolidated(self) -> bool:
         """Whether the published record of this ruleset holds non-win sets built without
-        consolidation (every one published before it existed): they are built the same way
-        again, so that the run can reproduce them. What the record says only picks how to
-        build; the comparison at the end checks its signature."""
+        consolidation (every one published before it existed, whose records do not say):
+        they are built the same way again, so that the run can reproduce them. What the
+        record says only picks how to build; the comparison at the end checks its signature."""
         try:
             doc = read_yaml(record_path(self.manifests, self.ruleset), what="published record")
             cert = doc["certificate"]
@@ -350,17 +358,24 @@ class Pipeline:
         start = time.monotonic()
         shown = ["--certificate", str(self.given)]
         self.say(f"[{len(self.steps) + 1}] certify: given, {' '.join(shown)}")
-        links = [p for p in [self.given, *self.given.rglob("*")] if p.is_symlink()]
-        if links:
-            return Completed(
-                shown,
-                EXIT_FAILED,
-                "",
-                f"error: {links[0]}: a link; a certificate is plain "
-                "files, and verify follows no link\n",
-                time.monotonic() - start,
+
+        def failed(why: str) -> Completed:
+            return Completed(shown, EXIT_FAILED, "", f"error: {why}\n", time.monotonic() - start)
+
+        odd = [
+            p
+            for p in [self.given, *self.given.rglob("*")]
+            if p.is_symlink() or not (p.is_file() or p.is_dir())
+        ]
+        if odd:
+            return failed(
+                f"{odd[0]}: {'a link' if odd[0].is_symlink() else 'not a plain file'}; a "
+                "certificate is plain files, and verify follows no link"
             )
-        shutil.copytree(self.given, out)
+        try:
+            shutil.copytree(self.given, out)
+        except (OSError, shutil.Error) as exc:
+            return failed(f"--certificate {self.given}: cannot copy it ({exc})")
         return Completed(shown, EXIT_OK, '{"given": true}', "", time.monotonic() - start)
 
     def _check(self) -> None:
@@ -541,7 +556,7 @@ class Pipeline:
                 "entries": index.get("entries"),
                 **(
                     {
-                        "consolidated": f.get("certify", {}).get("consolidated"),
+                        "consolidated": index.get("consolidated", False),
                         "sets": {
                             str(n.get("player")): {
                                 "entries": n.get("entries"),
@@ -638,11 +653,13 @@ class Pipeline:
             raise HarnessError(
                 f"--certificate {self.given}: no certificate there (no index.yaml); nothing was run"
             )
-        if self.given is not None and self.given.is_relative_to(self.work):
-            raise HarnessError(
-                f"--certificate {self.given}: inside the run's own folder, which the run "
-                "starts by removing; copy it elsewhere first. Nothing was run"
-            )
+        if self.given is not None:
+            given, work = self.given.resolve(), self.work.resolve()
+            if given.is_relative_to(work) or work.is_relative_to(given):
+                raise HarnessError(
+                    f"--certificate {self.given}: holds or lies in the run's own folder, "
+                    "which the run starts by removing; copy it elsewhere first. Nothing was run"
+                )
         if self.publish:
             require_project_key(self.key, self.manifests)
             probe_writable(self.manifests)  # not after the work: a read-only folder fails now

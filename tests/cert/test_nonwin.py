@@ -528,3 +528,43 @@ def test_consolidation_shrinks_a_set_and_keeps_it_closed(rid, tmp_path):
         assert check_nonwin(tmp_path / f"c{p}").ok
     if rid == REINC_4X4_C4:
         assert shrunk > 0
+
+
+@pytest.mark.parametrize("rid", [REINC_4X4_C4, TORUS_3X4, TORUS_3X3])
+def test_a_set_of_first_actions_consolidates_into_an_accepted_set(rid, tmp_path):
+    """Where a defender's stored action is not the one that ends the game, consolidation
+    still replies with an ending action, and nothing leads outside the set."""
+    rs = Ruleset.from_id(rid)
+    sol = solve(rs)
+    sets = []
+    for p in (0, 1):
+        try:
+            first = build_nonwin(sol, p, greedy=False)
+        except NonWinError:
+            continue
+        sets.append(consolidate(rs, first).as_set(rs))
+        assert len(sets[-1].shards) and sum(len(s.entries) for s in sets[-1].shards) <= len(
+            first.positions
+        )
+    write_nonwin(tmp_path / "c", rs.id, Position.initial(rs).text(rs), sets)
+    report = check_nonwin(tmp_path / "c")
+    assert report.ok, report.errors[:3]
+
+
+def test_the_index_says_whether_the_sets_were_consolidated(tmp_path, capsys):
+    """certify records it; check accepts the field, and refuses anything but true or false."""
+    from harness.cli import main
+
+    sol_file = tmp_path / "sol.npz"
+    solve(Ruleset.from_id(REINC_4X4)).save(sol_file)
+    for name, extra, said in (("c", [], True), ("g", ["--no-consolidate"], False)):
+        out = tmp_path / name
+        args = ["certify", REINC_4X4, "--solution", str(sol_file), "--out", str(out)]
+        assert main([*args, "--json", *extra]) == 0
+        assert json.loads(capsys.readouterr().out)["consolidated"] is said
+        assert yaml.safe_load((out / "index.yaml").read_text())["consolidated"] is said
+        assert check_nonwin(out).ok
+    index = tmp_path / "c" / "index.yaml"
+    index.write_text(index.read_text().replace("consolidated: true", "consolidated: 'yes'"))
+    report = check_nonwin(tmp_path / "c")
+    assert not report.ok and "consolidated 'yes' is not true or false" in report.errors[0]

@@ -419,9 +419,26 @@ def test_a_given_folder_without_a_certificate_is_refused_before_anything_runs(tm
     inside = tmp_path / "out" / "verify" / f"{RULESET}.partial" / "certificate"
     inside.mkdir(parents=True)
     (inside / "index.yaml").write_text("format: 1\n")
-    with pytest.raises(HarnessError, match="inside the run's own folder"):
+    with pytest.raises(HarnessError, match="lies in the run's own folder"):
         _pipe(tmp_path, key, runner, certificate=inside).run()
+    # Named through "..", or a folder that holds the run's: the same.
+    roundabout = inside.parent.parent / ".." / "verify" / inside.parent.name / "certificate"
+    with pytest.raises(HarnessError, match="lies in the run's own folder"):
+        _pipe(tmp_path, key, runner, certificate=roundabout).run()
+    (tmp_path / "out" / "index.yaml").write_text("format: 1\n")
+    with pytest.raises(HarnessError, match="holds or lies in the run's own folder"):
+        _pipe(tmp_path, key, runner, certificate=tmp_path / "out").run()
     assert runner.calls == [] and (inside / "index.yaml").is_file()
+
+
+def test_a_fifo_in_a_given_certificate_fails_the_step(tmp_path, key):
+    import os
+
+    given = _given_certificate(tmp_path)
+    os.mkfifo(given / "pipe")
+    report = _pipe(tmp_path, key, StandIn(), certificate=given).run()
+    assert report.verdict == "FAIL"
+    assert "pipe: not a plain file" in report.steps[-1].detail
 
 
 def test_cluster_options_go_to_the_stages_that_run_tasks(tmp_path, key):

@@ -105,7 +105,8 @@ class PartitionedSolve:
     per_worker: dict = field(default_factory=dict)
     steps: list = field(default_factory=list)
     resumed_from: str | None = None  # the saved step this call went on from (None: the start)
-    finished_before: bool = False  # the folder held a finished solve when this call began
+    finished_before: bool = False  # the folder's save was at the final step when this call
+    # began (the solve had finished, or its final step was under way)
     token: str = ""  # the run's (its work folder's run.json)
     checksum: int | None = None  # the solution's class_checksum (None: a final step's
     # records made before they carried it)
