@@ -225,7 +225,10 @@ def consolidate(rs: Ruleset, build: NonWinBuild, passes: int = PASSES) -> NonWin
         if choice is not None:
             indeg += np.bincount(cc[choice[choice >= 0]], minlength=n)
         rows = np.flatnonzero(cands_ok & alive[cp] & alive[cc])
-        best = rows[_first_per_group(cp[rows], (-indeg[cc[rows]],))]
+        score = indeg[cc[rows]]
+        if choice is not None:
+            score = score - (choice[cp[rows]] == rows)  # a defender's own reply counts not
+        best = rows[_first_per_group(cp[rows], (-score,))]
         pick = np.full(n, -1, dtype=np.int64)
         pick[cp[best]] = best
         chosen = pick[pick >= 0]
