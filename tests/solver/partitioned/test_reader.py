@@ -107,3 +107,23 @@ def test_the_checksum_is_the_solution_s_whatever_the_partitions(solved, compact_
     plies = np.array(want.ply_table)
     plies[np.flatnonzero(want.result != 0)[0]] += 1
     assert class_checksum(want.keys, want.result, plies) != expected
+
+
+def test_a_final_step_without_its_checksum_is_read_from_the_columns(tmp_path, capsys):
+    """A folder whose final step's records hold no checksum (written before they did): the
+    report's checksum is read from the columns, and is the same."""
+    from harness.solver.checksum import checksum_text
+    from harness.solver.partitioned.files import DONE, FINAL, part_dir
+
+    rs = Ruleset.from_id(TORUS)
+    ran = solve(rs, tmp_path / "w", partitions=2, progress=False)
+    for part in (0, 1):
+        done = tmp_path / "w" / part_dir(FINAL, 0, part) / DONE
+        rec = json.loads(done.read_text())
+        del rec["summary"]["checksum"]
+        done.write_text(json.dumps(rec))
+    again = solve(rs, tmp_path / "w", partitions=2, progress=False)
+    assert again.checksum is None and ran.checksum is not None
+    args = ["solve", TORUS, "--method", "partitioned", "--partitions", "2"]
+    assert main([*args, "--workdir", str(tmp_path / "w"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["checksum"] == checksum_text(ran.checksum)
